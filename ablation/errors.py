@@ -1,0 +1,114 @@
+"""The exception tree of ablation, grouped by who must act, each with its exit code.
+
+Only :mod:`ablation.cli` turns these into exit codes and stderr lines
+(PRODUCT.md "Command line": 0 ok, 2 usage, 3 integrity, 4 input rejected,
+5 output refused, 1 internal error).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AblationError",
+    "BundleInvalid",
+    "InputRejected",
+    "IntegrityError",
+    "OutputRefused",
+    "RejectedInput",
+    "UsageError",
+    "format_where",
+]
+
+
+class AblationError(Exception):
+    """Base of every error ablation reports on purpose (never a bug)."""
+
+    exit_code = 1
+
+
+class UsageError(AblationError):
+    """The command line is wrong (exit 2)."""
+
+    exit_code = 2
+
+
+class IntegrityError(AblationError):
+    """A hash, closure, lock, archive digest or signature does not match (exit 3)."""
+
+    exit_code = 3
+
+
+class OutputRefused(AblationError):
+    """The output path exists, is a symlink or cannot be written (exit 5)."""
+
+    exit_code = 5
+
+
+def format_where(where: str) -> str:
+    """Write a location for a message: the empty JSON Pointer is written ``""`` (SPEC §2.5).
+
+    >>> format_where("")
+    '""'
+    >>> format_where("/cases/0")
+    '/cases/0'
+    """
+    return '""' if where == "" else where
+
+
+class InputRejected(AblationError):
+    """One violated REJECT rule (SPEC §4.0): rule ID, where, expected and found.
+
+    ``str()`` gives the SPEC §2.5 line
+    ``<RULE-ID> at <where>: expected <expected>; found <found>``.
+
+    Args:
+        rule: the rule ID, e.g. ``"SL-13"``.
+        where: a JSON Pointer, ``outer -> inner`` pointer, or ``byte N`` /
+            ``<pointer> -> character N`` for encoding and grammar errors.
+        expected: what the rule requires, in words.
+        found: what was found (values shown with ``repr``, truncated).
+    """
+
+    exit_code = 4
+
+    def __init__(self, rule: str, where: str, expected: str, found: str) -> None:
+        super().__init__(rule, where, expected, found)
+        self.rule = rule
+        self.where = where
+        self.expected = expected
+        self.found = found
+
+    def __str__(self) -> str:
+        return f"{self.rule} at {format_where(self.where)}: expected {self.expected}; found {self.found}"
+
+
+class RejectedInput(AblationError):
+    """Every violation found with ``--errors all`` (at least one), in the order found.
+
+    The first entry equals the error the fail-fast mode would have raised.
+    """
+
+    exit_code = 4
+
+    def __init__(self, violations: list[InputRejected]) -> None:
+        super().__init__(violations)
+        self.violations = violations
+
+    def __str__(self) -> str:
+        return "\n".join(str(v) for v in self.violations)
+
+
+class BundleInvalid(Exception):
+    """A structural bundle violates an SB/REQ/RCPT/OBS rule (UNAVAILABLE, SPEC §4.0, §6).
+
+    Not an :class:`AblationError`: it never leaves validation. The case's
+    ``structural`` and ``fusion`` arms become unavailable with the failure
+    ``structural_evidence_validation_failed:<rule> <detail>``.
+    """
+
+    def __init__(self, rule: str, detail: str) -> None:
+        super().__init__(rule, detail)
+        self.rule = rule
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"{self.rule} {self.detail}"
