@@ -1,0 +1,259 @@
+"""The ``ablation`` command line: argument parsing, exit codes, the only place that prints.
+
+Exit codes (PRODUCT.md "Command line"): 0 ok; 2 usage; 3 integrity; 4 input
+rejected; 5 output refused; 1 internal error (a bug, shown with its traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from ablation import __version__
+from ablation.canonical import js_number, sha256_hex
+from ablation.errors import AblationError, InputRejected, RejectedInput
+from ablation.experiment import ValidatedExperiment, validate_experiment
+from ablation.output import dumps, refuse_existing, render_output, write_exclusive
+from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES, LoadedInput, evaluate, load_input, output_members
+
+__all__ = ["main"]
+
+
+def _identity() -> dict[str, object]:
+    from ablation import identity  # noqa: PLC0415 - keeps start-up light for --help
+
+    return identity.evaluator_identity()
+
+
+def _require_closure() -> None:
+    from ablation import identity  # noqa: PLC0415
+
+    identity.require_sealed_closure()
+
+
+def _add_input(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--input", required=True, metavar="F", help="prepared input (.json or .json.gz)")
+    parser.add_argument("--input-sha256", metavar="HEX", help="SHA-256 of the exact (decompressed) JSON bytes")
+    parser.add_argument("--input-gzip-sha256", metavar="HEX", help="SHA-256 of the .json.gz file itself")
+    parser.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
+                        help="bound on the (decompressed) input size (default 1 GiB)")  # fmt: skip
+    parser.add_argument("--errors", choices=("first", "all"), default="first",
+                        help="report the first violation (default) or every one found")  # fmt: skip
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ablation",
+        description="Sealed evaluator for pi-context-packer-source-selection-ablation/v2 prepared inputs.",
+    )
+    parser.add_argument("--version", action="version", version=f"ablation {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="verify the input hash, validate, evaluate and write the output file")
+    _add_input(run)
+    run.add_argument("--output", required=True, metavar="OUT", help="new output file (never overwritten)")
+
+    verify = sub.add_parser("verify", help="everything run checks, without ranking or metrics")
+    _add_input(verify)
+    verify.add_argument("--json", action="store_true", help="machine-readable summary")
+
+    sub.add_parser("identity", help="print the evaluator identity")
+
+    archive = sub.add_parser("archive", help="write a deterministic evidence bundle")
+    archive.add_argument("--input", required=True, metavar="F")
+    archive.add_argument("--results", required=True, metavar="OUT")
+    archive.add_argument("--bundle", required=True, metavar="B")
+    archive.add_argument("--evidence", action="append", default=[], metavar="PATH")
+    archive.add_argument("--sign-key", metavar="K")
+
+    verify_archive = sub.add_parser("verify-archive", help="re-check a bundle and recompute its result")
+    verify_archive.add_argument("bundle", metavar="B")
+    verify_archive.add_argument("--public-key", metavar="P")
+
+    keygen = sub.add_parser("keygen", help="make an Ed25519 key pair for signing bundles")
+    keygen.add_argument("--private-key", required=True, metavar="K")
+    keygen.add_argument("--public-key", required=True, metavar="P")
+
+    notes = sub.add_parser("notes", help="draft Markdown review notes")
+    notes.add_argument("--results", required=True, metavar="OUT")
+    notes.add_argument("--bundle", metavar="B")
+    notes.add_argument("--image-digest", metavar="D")
+    return parser
+
+
+def _load(args: argparse.Namespace) -> LoadedInput:
+    loaded = load_input(
+        args.input, input_sha256=args.input_sha256, input_gzip_sha256=args.input_gzip_sha256,
+        max_input_bytes=args.max_input_bytes,
+    )  # fmt: skip
+    if not loaded.pinned:
+        print(
+            f"ablation: warning: no --input-sha256 given; computed {loaded.sha256}. "
+            "This run is not bound to a preregistered hash.",
+            file=sys.stderr,
+        )
+    return loaded
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    refuse_existing(args.output)
+    _require_closure()
+    loaded = _load(args)
+    evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
+    data = render_output(output_members(loaded, evaluation, _identity()))
+    write_exclusive(args.output, data)
+    print(f"{sha256_hex(data)}  {args.output}")
+    return 0
+
+
+def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment) -> dict[str, object]:
+    """The blind pre-run summary: nothing derived from truth, no selection, no metric."""
+    return {
+        "inputSha256": loaded.sha256,
+        "inputSha256Pinned": loaded.pinned,
+        "repositories": [
+            {
+                "id": r.id,
+                "commit": r.commit,
+                "items": r.item_count,
+                "trackedPaths": r.preparation.tracked_path_count,
+                "metadataPresent": r.present_count,
+                "metadataCoverage": r.present_count / r.item_count,
+                "sourceListEligible": r.source_list_eligible,
+                "stalenessSampled": len(r.staleness.sampled_paths),
+                "stalenessStale": len(r.staleness.stale_paths),
+                "caseCount": sum(1 for c in experiment.cases if c.record.repository_index == r.index),
+            }
+            for r in experiment.repositories
+        ],
+        "cases": [
+            {
+                "id": c.record.id,
+                "repositoryId": c.record.repository_id,
+                "maxItems": c.record.max_items,
+                "structuralAvailable": c.structural is not None,
+                "structuralFailure": c.structural_failure,
+            }
+            for c in experiment.cases
+        ],
+        "evaluator": _identity(),
+    }
+
+
+def _print_summary(summary: dict[str, object]) -> None:
+    pinned = "pinned" if summary["inputSha256Pinned"] else "NOT pinned"
+    print(f"input sha256 {summary['inputSha256']} ({pinned}): admissible")
+    print("repositories:")
+    for r in summary["repositories"]:  # type: ignore[attr-defined]
+        eligible = "eligible" if r["sourceListEligible"] else "ineligible (below 60 %)"
+        print(
+            f"  {r['id']!r} at {r['commit']}: {r['items']} items, {r['trackedPaths']} tracked paths, "
+            f"{r['metadataPresent']} metadata present, coverage {js_number(r['metadataCoverage'])} {eligible}; "
+            f"staleness sample {r['stalenessSampled']} sampled, {r['stalenessStale']} stale; {r['caseCount']} cases"
+        )
+    cases = summary["cases"]
+    available = sum(1 for c in cases if c["structuralAvailable"])  # type: ignore[attr-defined]
+    print(f"cases: {len(cases)}; structural evidence valid for {available}")  # type: ignore[arg-type]
+    for c in cases:  # type: ignore[attr-defined]
+        state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {c['structuralFailure']}"
+        print(f"  {c['id']!r} ({c['repositoryId']!r}, maxItems {c['maxItems']}): {state}")
+    evaluator = summary["evaluator"]
+    print(f"evaluator identity {evaluator.get('identityDigest')}")  # type: ignore[attr-defined]
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    _require_closure()
+    loaded = _load(args)
+    experiment = validate_experiment(loaded.data, collect_all=args.errors == "all")
+    summary = _verify_summary(loaded, experiment)
+    if args.json:
+        print(dumps(summary))
+    else:
+        _print_summary(summary)
+    return 0
+
+
+def _cmd_identity(_args: argparse.Namespace) -> int:
+    print(dumps(_identity()))
+    return 0
+
+
+def _cmd_archive(args: argparse.Namespace) -> int:
+    from ablation import archive  # noqa: PLC0415
+
+    refuse_existing(args.bundle)
+    _require_closure()
+    digest = archive.create_bundle(
+        input_path=args.input, results_path=args.results, bundle_path=args.bundle,
+        evidence_paths=list(args.evidence), sign_key_path=args.sign_key,
+    )  # fmt: skip
+    print(f"{digest}  {args.bundle}")
+    return 0
+
+
+def _cmd_verify_archive(args: argparse.Namespace) -> int:
+    from ablation import archive  # noqa: PLC0415
+
+    _require_closure()
+    report = archive.verify_bundle(args.bundle, public_key_path=args.public_key)
+    print(report.render())
+    return 0
+
+
+def _cmd_keygen(args: argparse.Namespace) -> int:
+    from ablation import archive  # noqa: PLC0415
+
+    archive.keygen(args.private_key, args.public_key)
+    print(f"wrote {args.private_key} and {args.public_key}")
+    return 0
+
+
+def _cmd_notes(args: argparse.Namespace) -> int:
+    from ablation import notes  # noqa: PLC0415
+
+    sys.stdout.write(notes.render_notes(results_path=args.results, bundle_path=args.bundle,
+                                        image_digest=args.image_digest))  # fmt: skip
+    return 0
+
+
+_COMMANDS = {
+    "run": _cmd_run,
+    "verify": _cmd_verify,
+    "identity": _cmd_identity,
+    "archive": _cmd_archive,
+    "verify-archive": _cmd_verify_archive,
+    "keygen": _cmd_keygen,
+    "notes": _cmd_notes,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (never raises for a reported error).
+
+    Args:
+        argv: the arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 ok, 2 usage, 3 integrity, 4 input rejected, 5 output refused.
+    """
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
+        return int(exc.code or 0)
+    try:
+        return _COMMANDS[args.command](args)
+    except (InputRejected, RejectedInput) as exc:
+        print(str(exc), file=sys.stderr)
+        return exc.exit_code
+    except AblationError as exc:
+        print(f"ablation: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

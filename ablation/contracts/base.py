@@ -1,0 +1,94 @@
+"""Shared helpers of the REJECT contracts: the violation reporter, closed-object and type checks.
+
+Spec: SPEC.md §2.5 (message form), §4.0 (``Closed``, ≡, consequences), §9.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ablation.errors import InputRejected, RejectedInput
+from ablation.strictjson import child
+
+__all__ = ["Reporter", "child", "closed_problem", "is_int", "same", "show"]
+
+
+def show(value: object, limit: int = 80) -> str:
+    """A short ``repr`` of a found value for messages (containers by type and size)."""
+    if isinstance(value, dict):
+        return f"an object with {len(value)} members"
+    if isinstance(value, list):
+        return f"an array of {len(value)} elements"
+    text = "null" if value is None else "true" if value is True else "false" if value is False else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def same(a: object, b: object) -> bool:
+    """Type-strict ≡ of SPEC §4.0: same JSON type and value; containers are never ≡."""
+    return type(a) is type(b) and not isinstance(a, dict | list) and a == b
+
+
+def is_int(value: object) -> bool:
+    """``Int``: a JSON integer, never a boolean (SPEC §9.3)."""
+    return type(value) is int
+
+
+def closed_problem(value: object, required: Iterable[str], optional: Iterable[str] = ()) -> str | None:
+    """Describe why ``value`` is not ``Closed{required; optional}``, or ``None`` when it is.
+
+    Unknown members are reported in document order first, then missing ones in
+    the listed order, so the first problem is the same on every run.
+    """
+    if not isinstance(value, dict):
+        return show(value)
+    req = tuple(required)
+    allowed = set(req) | set(optional)
+    for key in value:
+        if key not in allowed:
+            return f"unknown member {key!r}"
+    for key in req:
+        if key not in value:
+            return f"missing member {key!r}"
+    return None
+
+
+class Reporter:
+    """Collects REJECT violations: fail fast (the default) or collect all (``--errors all``).
+
+    :meth:`fail` raises :class:`InputRejected` at once in fail-fast mode; in
+    collect mode it records the violation and returns, and :meth:`finish`
+    raises :class:`RejectedInput` with every violation in the order found.
+    Callers skip checks that depend on a failed one.
+    """
+
+    def __init__(self, *, collect_all: bool = False) -> None:
+        self.collect_all = collect_all
+        self.violations: list[InputRejected] = []
+
+    def fail(self, rule: str, where: str, expected: str, found: str) -> None:
+        """Report one violation of a REJECT rule (SPEC §2.5 parts)."""
+        error = InputRejected(rule, where, expected, found)
+        if not self.collect_all:
+            raise error
+        self.violations.append(error)
+
+    def check_closed(
+        self, rule: str, value: object, where: str, required: Iterable[str], optional: Iterable[str] = ()
+    ) -> bool:
+        """Report ``rule`` unless ``value`` is ``Closed{required; optional}``; return whether it is."""
+        req = tuple(required)
+        problem = closed_problem(value, req, optional)
+        if problem is None:
+            return True
+        self.fail(rule, where, f"an object with exactly the members {', '.join(req)}", problem)
+        return False
+
+    @property
+    def failed(self) -> bool:
+        """Whether any violation has been recorded (collect mode)."""
+        return bool(self.violations)
+
+    def finish(self) -> None:
+        """Raise :class:`RejectedInput` when violations were collected."""
+        if self.violations:
+            raise RejectedInput(list(self.violations))

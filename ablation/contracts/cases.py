@@ -1,0 +1,205 @@
+"""Case fields, preregistered identity and clone gates (CASE-1 … CASE-19).
+
+Spec: SPEC.md §4.7, §3.4, §5.1; preregistration "Question identity and clone gate".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ablation.canonical import canonical_digest
+from ablation.contracts.base import Reporter, child, is_int, same, show
+from ablation.text import identity_tokens, is_nbtext, is_normalized
+
+__all__ = ["CaseRecord", "RepositoryRef", "question_id", "target_basis_digest", "validate_cases"]
+
+MIN_CASES_PER_REPOSITORY = 10
+_MEMBERS = (
+    "id", "repositoryId", "repositoryCommit", "sourceListArtifactSha256", "question", "questionId",
+    "intentSignature", "targetBasisDigest", "maxItems", "truth", "structuralEvidence",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryRef:
+    """What case validation needs of a validated repository."""
+
+    id: str
+    commit: str
+    raw_sha256: str
+    item_count: int
+    item_paths: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRecord:
+    """A validated case (the structural bundle is validated later, SPEC §4.8).
+
+    Attributes:
+        index: position in ``/cases``.
+        repository_index: position of its repository in ``/repositories``.
+        truth: the truth paths in input order (only metrics read them).
+        bundle: the raw ``structuralEvidence`` value (any JSON value).
+    """
+
+    index: int
+    id: str
+    repository_index: int
+    repository_id: str
+    repository_commit: str
+    source_list_artifact_sha256: str
+    question: str
+    question_id: str
+    intent_signature: str
+    target_basis_digest: str
+    max_items: int
+    truth: tuple[str, ...]
+    bundle: object
+
+
+def target_basis_digest(commit: str, raw_sha256: str, truth: Sequence[str]) -> str:
+    """``D({repositoryCommit, sourceListArtifactSha256, truth sorted in UTF-8 order})`` (§3.4)."""
+    return canonical_digest(
+        {"repositoryCommit": commit, "sourceListArtifactSha256": raw_sha256, "truth": sorted(truth)}
+    )
+
+
+def question_id(repository_id: str, intent_signature: str, basis: str) -> str:
+    """``question:`` + ``D({repositoryId, intentSignature, targetBasisDigest})`` (§3.4)."""
+    return "question:" + canonical_digest(
+        {"repositoryId": repository_id, "intentSignature": intent_signature, "targetBasisDigest": basis}
+    )
+
+
+def validate_cases(  # noqa: C901, PLR0912, PLR0915
+    cases: object, repositories: Sequence[RepositoryRef], rep: Reporter
+) -> list[CaseRecord] | None:
+    """Validate ``/cases`` against the validated repositories.
+
+    Args:
+        cases: the parsed ``/cases`` value.
+        repositories: the validated repositories, declaration order.
+        rep: the violation reporter.
+
+    Returns:
+        The case records in input order, or ``None`` when a violation was collected.
+
+    Raises:
+        InputRejected: CASE-1 … CASE-19.
+
+    Spec: SPEC.md §4.7.
+    """
+    if not isinstance(cases, list) or not cases:
+        rep.fail("CASE-1", "/cases", "an array with at least one case", show(cases))
+        return None
+    by_id = {r.id: k for k, r in enumerate(repositories)}
+    start = len(rep.violations)
+    records: list[CaseRecord] = []
+    for c, case in enumerate(cases):
+        w = f"/cases/{c}"
+        if not rep.check_closed("CASE-2", case, w, _MEMBERS):
+            continue
+        assert isinstance(case, dict)
+        before = len(rep.violations)
+        case_id = case["id"]
+        if not is_nbtext(case_id, 128):
+            rep.fail("CASE-3", child(w, "id"), "an NBText(128)", show(case_id))
+        repo_id = case["repositoryId"]
+        r = by_id.get(repo_id) if type(repo_id) is str else None
+        if r is None:
+            rep.fail("CASE-4", child(w, "repositoryId"), "the id of a declared repository", show(repo_id))
+            continue
+        repo = repositories[r]
+        question = case["question"]
+        question_ok = is_nbtext(question, 4000) and is_normalized(question)
+        if not question_ok:
+            rep.fail("CASE-5", child(w, "question"), "a normalized NBText(4000)", show(question))
+        if not same(case["repositoryCommit"], repo.commit):
+            rep.fail("CASE-6", child(w, "repositoryCommit"), f"the repository commit {repo.commit!r}",
+                     show(case["repositoryCommit"]))  # fmt: skip
+        if not same(case["sourceListArtifactSha256"], repo.raw_sha256):
+            rep.fail("CASE-7", child(w, "sourceListArtifactSha256"), f"the repository's rawSha256 {repo.raw_sha256}",
+                     show(case["sourceListArtifactSha256"]))  # fmt: skip
+        max_items = case["maxItems"]
+        if not is_int(max_items) or not 1 <= max_items <= repo.item_count:
+            rep.fail("CASE-8", child(w, "maxItems"), f"an integer from 1 to {repo.item_count} (the item count)",
+                     show(max_items))  # fmt: skip
+        truth = case["truth"]
+        truth_ok = isinstance(truth, list) and bool(truth)
+        if not truth_ok:
+            rep.fail("CASE-9", child(w, "truth"), "an array with at least one path", show(truth))
+        else:
+            seen: set[str] = set()
+            for k, path in enumerate(truth):  # type: ignore[arg-type]
+                if type(path) is not str or path not in repo.item_paths or path in seen:
+                    what = "a path not listed before" if path in seen else "the path of an item of the repository"
+                    rep.fail("CASE-10", f"{w}/truth/{k}", what, show(path))
+                    truth_ok = False
+                else:
+                    seen.add(path)
+        if not question_ok:
+            continue
+        tokens = identity_tokens(question)  # type: ignore[arg-type]
+        if not tokens:
+            rep.fail("CASE-11", child(w, "question"), "at least one identity token", "none")
+            continue
+        intent = canonical_digest(tokens)
+        if not same(case["intentSignature"], intent):
+            rep.fail("CASE-12", child(w, "intentSignature"), f"D(identity tokens) = {intent}",
+                     show(case["intentSignature"]))  # fmt: skip
+        if not truth_ok:
+            continue
+        basis = target_basis_digest(repo.commit, repo.raw_sha256, truth)  # type: ignore[arg-type]
+        if not same(case["targetBasisDigest"], basis):
+            rep.fail("CASE-13", child(w, "targetBasisDigest"), f"the recomputed target basis {basis}",
+                     show(case["targetBasisDigest"]))  # fmt: skip
+        qid = question_id(repo.id, intent, basis)
+        if not same(case["questionId"], qid):
+            rep.fail("CASE-14", child(w, "questionId"), f"the recomputed {qid}", show(case["questionId"]))
+        if len(rep.violations) != before:
+            continue
+        records.append(
+            CaseRecord(
+                index=c, id=case_id, repository_index=r, repository_id=repo.id, repository_commit=repo.commit,
+                source_list_artifact_sha256=repo.raw_sha256, question=question, question_id=qid,  # type: ignore[arg-type]
+                intent_signature=intent, target_basis_digest=basis, max_items=max_items,  # type: ignore[arg-type]
+                truth=tuple(truth), bundle=case["structuralEvidence"],  # type: ignore[arg-type]
+            )
+        )  # fmt: skip
+    _check_uniqueness(records, rep)
+    counts = [0] * len(repositories)
+    for record in records:
+        counts[record.repository_index] += 1
+    if len(rep.violations) == start:
+        for r, repo in enumerate(repositories):
+            if counts[r] < MIN_CASES_PER_REPOSITORY:
+                rep.fail("CASE-19", f"/repositories/{r}", f"at least {MIN_CASES_PER_REPOSITORY} cases for {repo.id!r}",
+                         f"{counts[r]} cases")  # fmt: skip
+    if len(rep.violations) != start:
+        return None
+    return records
+
+
+def _check_uniqueness(records: list[CaseRecord], rep: Reporter) -> None:
+    """CASE-15, CASE-16 (per repository), CASE-17, CASE-18 (across all cases)."""
+    intents: dict[tuple[int, str], int] = {}
+    bases: dict[tuple[int, str], int] = {}
+    ids: dict[str, int] = {}
+    qids: dict[str, int] = {}
+    for record in records:
+        w = f"/cases/{record.index}"
+        first = intents.setdefault((record.repository_index, record.intent_signature), record.index)
+        if first != record.index:
+            rep.fail("CASE-15", child(w, "intentSignature"), f"an intent signature unique in {record.repository_id!r}",
+                     f"the same as /cases/{first}")  # fmt: skip
+        first = bases.setdefault((record.repository_index, record.target_basis_digest), record.index)
+        if first != record.index:
+            rep.fail("CASE-16", child(w, "targetBasisDigest"), f"a truth set unique in {record.repository_id!r}",
+                     f"the same as /cases/{first}")  # fmt: skip
+        index = ids.setdefault(record.id, record.index)
+        if index != record.index:
+            rep.fail("CASE-17", child(w, "id"), "a case id unique in the input", f"the id of /cases/{index}")
+        first = qids.setdefault(record.question_id, record.index)
+        if first != record.index:
+            rep.fail("CASE-18", child(w, "questionId"), "a question id unique in the input", f"the same as /cases/{first}")

@@ -1,0 +1,160 @@
+"""Raw git index evidence: base64 text → NUL records → tracked entries (GIT-1 … GIT-11).
+
+The tracked entries are compared position by position with the source-list
+items, which catches a self-consistent artifact that omits, adds or changes a
+tracked candidate (preregistration "Source-list preparation observation").
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from dataclasses import dataclass
+
+from ablation.canonical import is_digest, raw_digest
+from ablation.contracts.base import Reporter, child, show
+from ablation.contracts.source_list import DEFAULT_EXTENSIONS, CandidateUniverse
+from ablation.text import extname, is_text
+
+__all__ = ["MAX_DECODED_BYTES", "MAX_TRACKED_PATHS", "TrackedEntry", "derive_tracked_entries", "validate_git_evidence"]
+
+MAX_DECODED_BYTES = 16_777_216
+MAX_TRACKED_PATHS = 20_000
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
+_RECORD = re.compile(r"([0-9]{6}) [0-9a-f]+ ([0-3])\t(.+)", re.DOTALL)
+_EXTENSIONS = frozenset(DEFAULT_EXTENSIONS)
+
+
+@dataclass(frozen=True, slots=True)
+class TrackedEntry:
+    """One kept tracked path and its derived index kind (SPEC §4.5 derivation)."""
+
+    path: str
+    index_kind: str
+
+
+def _index_kind(records: list[tuple[str, str]]) -> str:
+    """Index kind of one path from its (mode, stage) records in input order."""
+    if any(stage != "0" for _, stage in records):
+        return "conflicted"
+    mode = records[0][0]
+    if mode == "120000":
+        return "symlink"
+    if mode == "160000":
+        return "gitlink"
+    if mode.startswith("100"):
+        return "regular"
+    return "other"
+
+
+def derive_tracked_entries(decoded: bytes, where: str, rep: Reporter) -> tuple[list[TrackedEntry], int] | None:
+    """Parse decoded ``ls-files --stage -z`` bytes into kept entries (GIT-5 … GIT-9).
+
+    Args:
+        decoded: the base64-decoded bytes.
+        where: pointer of ``stdoutBase64`` for messages.
+        rep: the violation reporter.
+
+    Returns:
+        (kept entries sorted in UTF-8 order, number of distinct paths), or ``None``.
+
+    Raises:
+        InputRejected: GIT-5, GIT-6, GIT-7, GIT-8, GIT-9.
+
+    Spec: SPEC.md §4.5 (test vectors there), §9.17, §9.18.
+    """
+    if not decoded:
+        return [], 0
+    if decoded[-1] != 0:
+        rep.fail("GIT-5", where, "decoded bytes ending with NUL", f"last byte 0x{decoded[-1]:02X}")
+        return None
+    raw_records = decoded[:-1].split(b"\x00")
+    by_path: dict[str, list[tuple[str, str]]] = {}
+    for k, raw in enumerate(raw_records):
+        if not raw:
+            rep.fail("GIT-6", where, "no empty NUL-separated record", f"an empty record at index {k}")
+            return None
+        try:
+            record = raw.decode("utf-8", "strict")
+        except UnicodeDecodeError as exc:
+            rep.fail("GIT-7", where, "well-formed UTF-8 records", f"record {k}: invalid byte at offset {exc.start}")
+            return None
+        m = _RECORD.fullmatch(record)
+        if m is None:
+            rep.fail("GIT-8", where, "'<6 digits> <hex oid> <stage 0-3>\\t<path>'", f"record {k}: {record[:60]!r}")
+            return None
+        by_path.setdefault(m.group(3), []).append((m.group(1), m.group(2)))
+    if len(by_path) > MAX_TRACKED_PATHS:
+        rep.fail("GIT-9", where, "at most 20000 distinct tracked paths", str(len(by_path)))
+        return None
+    kept = [
+        TrackedEntry(path, _index_kind(records))
+        for path, records in by_path.items()
+        if extname(path).lower() in _EXTENSIONS
+    ]
+    kept.sort(key=lambda e: e.path)
+    return kept, len(by_path)
+
+
+def validate_git_evidence(
+    inventory: dict[str, object], where: str, universe: CandidateUniverse | None, rep: Reporter
+) -> tuple[int, int] | None:
+    """Validate ``trackedPathInventory``'s evidence against the items (GIT-1 … GIT-11).
+
+    Args:
+        inventory: the (closed) ``trackedPathInventory`` object.
+        where: its pointer.
+        universe: the validated candidate universe, or ``None`` when the
+            source-list artifact failed (then GIT-10/11 are not checked).
+        rep: the violation reporter.
+
+    Returns:
+        (trackedPathCount, decoded byte count), or ``None``.
+
+    Raises:
+        InputRejected: GIT-1 … GIT-11.
+
+    Spec: SPEC.md §4.5, §9.16.
+    """
+    text = inventory["stdoutBase64"]
+    b64_where = child(where, "stdoutBase64")
+    if not is_text(text, 33_554_432) or _BASE64.fullmatch(text) is None:  # type: ignore[arg-type]
+        rep.fail("GIT-1", b64_where, "base64 text (A-Z a-z 0-9 + / then at most two '=')", show(text))
+        return None
+    assert isinstance(text, str)
+    try:
+        decoded = base64.b64decode(text, validate=True)
+    except binascii.Error:
+        decoded = None
+    if decoded is None or base64.b64encode(decoded).decode("ascii") != text:
+        rep.fail("GIT-2", b64_where, "canonical padded base64", show(text))
+        return None
+    if len(decoded) > MAX_DECODED_BYTES:
+        rep.fail("GIT-3", b64_where, "at most 16777216 decoded bytes", f"{len(decoded)} bytes")
+        return None
+    sha = inventory["stdoutSha256"]
+    actual = raw_digest(decoded)
+    if not is_digest(sha) or sha != actual:
+        rep.fail("GIT-4", child(where, "stdoutSha256"), f"R(decoded bytes) = {actual}", show(sha))
+    derived = derive_tracked_entries(decoded, b64_where, rep)
+    if derived is None:
+        return None
+    entries, _ = derived
+    if universe is None:
+        return None
+    if len(entries) != universe.item_count:
+        rep.fail(
+            "GIT-10", b64_where, f"{universe.item_count} tracked source paths (one per item)",
+            f"{len(entries)} tracked source paths",
+        )  # fmt: skip
+        return None
+    for k, entry in enumerate(entries):
+        if entry.path != universe.paths[k] or entry.index_kind != universe.index_kinds[k]:
+            rep.fail(
+                "GIT-11", b64_where,
+                f"tracked entry {k} = item {k} ({universe.paths[k]!r}, {universe.index_kinds[k]})",
+                f"({entry.path!r}, {entry.index_kind})",
+            )  # fmt: skip
+            return None
+    return len(entries), len(decoded)

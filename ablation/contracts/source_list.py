@@ -1,0 +1,307 @@
+"""The raw ``source-list.v1`` owner artifact: envelope, payload and items (SL-1 … SL-37).
+
+The candidate universe of a repository is derived here and only here: the
+items of the parsed raw text, in artifact order (SPEC §4.2, §4.3; preregistration
+"Raw source-list owner artifact").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ablation.canonical import is_digest, raw_digest
+from ablation.contracts.base import Reporter, child, is_int, same, show
+from ablation.strictjson import JsonGrammarError, parse_text, pointer
+from ablation.text import extname, is_meta_scalar, is_nbtext, is_safe_path
+
+__all__ = [
+    "DEFAULT_EXTENSIONS",
+    "MAX_RAW_BYTES",
+    "CandidateUniverse",
+    "SourceListArtifact",
+    "validate_source_list_artifact",
+]
+
+MAX_RAW_BYTES = 16_777_216
+
+#: The default extension list of SL-10, in order.
+DEFAULT_EXTENSIONS = (
+    ".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
+    ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh",
+)  # fmt: skip
+_EXTENSION_SET = frozenset(DEFAULT_EXTENSIONS)
+
+_PAYLOAD_MEMBERS = (
+    "contractVersion", "mode", "repository", "supportedExtensions", "totalCount", "returnedCount",
+    "page", "pageSize", "totalPages", "truncated", "items", "violationCount", "violations", "ok",
+)  # fmt: skip
+_ITEM_MEMBERS = (
+    "path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary", "readWhen",
+    "metadataError",
+)  # fmt: skip
+_ITEM_MEMBER_SET = frozenset(_ITEM_MEMBERS)
+_INDEX_KINDS = frozenset({"regular", "symlink", "gitlink", "conflicted", "other"})
+_WORKTREE_KINDS = _INDEX_KINDS | {"directory", "missing", "indeterminate"}
+_STATUSES = frozenset({"present", "absent", "invalid", "unreadable", "not_applicable"})
+_INVALID_ERRORS = frozenset(
+    {"duplicate_summary", "invalid_summary", "invalid_read_when", "metadata_comment_too_large",
+     "unterminated_metadata_comment"}
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateUniverse:
+    """All items of one repository in artifact order (strictly UTF-8 ordered by SL-31).
+
+    Attributes:
+        paths: item paths; position k is item k.
+        index_kinds: each item's ``indexKind``.
+        metadata_texts: for a ``present`` item its summary and read-when hints
+            joined by one space (what the metadata score tokenizes, SPEC §5.2);
+            ``None`` for every other status.
+        present_count: number of ``present`` items.
+    """
+
+    paths: tuple[str, ...]
+    index_kinds: tuple[str, ...]
+    metadata_texts: tuple[str | None, ...]
+    present_count: int
+
+    @property
+    def item_count(self) -> int:
+        """Number of items (the coverage denominator)."""
+        return len(self.paths)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceListArtifact:
+    """A validated raw source-list artifact.
+
+    Attributes:
+        raw_json: the exact raw text.
+        raw_sha256: ``R(raw_json)``.
+        raw_bytes: UTF-8 byte length of the raw text (cost disclosure).
+        contract_version: the payload's ``contractVersion``.
+        universe: the candidate universe.
+    """
+
+    raw_json: str
+    raw_sha256: str
+    raw_bytes: int
+    contract_version: str
+    universe: CandidateUniverse
+
+
+def _parse_raw(raw: str, where: str, rep: Reporter) -> object | None:
+    """SL-4: parse the raw text under TOP-2 … TOP-11; any violation rejects (SPEC §2.4)."""
+    try:
+        parsed = parse_text(raw)
+    except JsonGrammarError as exc:
+        rep.fail(exc.rule, f"{where} -> character {exc.offset}", exc.expected, exc.found)
+        return None
+    for v in parsed.violations:
+        found = f"{v.found} at character {v.offset}" if v.rule == "TOP-6" else v.found
+        inner = pointer(v.path) or '""'
+        rep.fail(v.rule, f"{where} -> {inner}", v.expected, found)
+    return None if parsed.violations else parsed.value
+
+
+def validate_source_list_artifact(artifact: object, where: str, rep: Reporter) -> SourceListArtifact | None:
+    """Validate ``/repositories/{r}/sourceListArtifact`` and derive the candidate universe.
+
+    Args:
+        artifact: the parsed value at ``where``.
+        where: its JSON Pointer, e.g. ``/repositories/0/sourceListArtifact``.
+        rep: the violation reporter.
+
+    Returns:
+        The validated artifact, or ``None`` when a violation was collected.
+
+    Raises:
+        InputRejected: SL-1 … SL-37, and TOP-2 … TOP-11 located inside ``rawJson``
+            (``<outer pointer> -> <inner pointer>``).
+
+    Spec: SPEC.md §4.3, §2.4, §9.9.
+    """
+    raw_where = child(where, "rawJson")
+    raw = artifact.get("rawJson") if isinstance(artifact, dict) else None
+    # The raw text is examined whenever it exists and is a string (SPEC §2.4).
+    payload = _parse_raw(raw, raw_where, rep) if isinstance(raw, str) and raw else None
+    if not rep.check_closed("SL-1", artifact, where, ("rawJson", "rawSha256")):
+        return None
+    assert isinstance(artifact, dict)
+    ok = True
+    raw_bytes = raw.encode("utf-8") if isinstance(raw, str) else b""
+    if not isinstance(raw, str) or not raw or len(raw_bytes) > MAX_RAW_BYTES:
+        found = show(raw) if not isinstance(raw, str) else f"{len(raw_bytes)} UTF-8 bytes"
+        rep.fail("SL-2", raw_where, "a non-empty string of at most 16777216 UTF-8 bytes", found)
+        return None
+    sha = artifact["rawSha256"]
+    actual = raw_digest(raw_bytes)
+    if not is_digest(sha) or sha != actual:
+        rep.fail("SL-3", child(where, "rawSha256"), f"R(rawJson) = {actual}", show(sha))
+        ok = False
+    if payload is None:
+        return None
+    universe = _validate_payload(payload, raw_where, rep)
+    if universe is None or not ok:
+        return None
+    return SourceListArtifact(
+        raw_json=raw,
+        raw_sha256=actual,
+        raw_bytes=len(raw_bytes),
+        contract_version=payload["contractVersion"],  # type: ignore[index]
+        universe=universe,
+    )
+
+
+def _validate_payload(payload: object, raw_where: str, rep: Reporter) -> CandidateUniverse | None:  # noqa: C901
+    """SL-5 … SL-37 on the parsed payload; returns the universe or ``None``."""
+    p = f"{raw_where} -> "
+    if not rep.check_closed("SL-5", payload, p + '""', _PAYLOAD_MEMBERS):
+        return None
+    assert isinstance(payload, dict)
+    start = len(rep.violations)
+    for rule, member, want in (
+        ("SL-6", "contractVersion", "source-list.v1"),
+        ("SL-7", "mode", "inventory"),
+        ("SL-8", "repository", "."),
+        ("SL-9", "ok", True),
+    ):
+        if not same(payload[member], want):
+            rep.fail(rule, p + "/" + member, show(want), show(payload[member]))
+    exts = payload["supportedExtensions"]
+    if not (isinstance(exts, list) and len(exts) == len(DEFAULT_EXTENSIONS)
+            and all(same(a, b) for a, b in zip(exts, DEFAULT_EXTENSIONS, strict=True))):
+        rep.fail("SL-10", p + "/supportedExtensions", "the 24 default extensions in order", show(exts))
+    items = payload["items"]
+    if not isinstance(items, list):
+        rep.fail("SL-11", p + "/items", "an array", show(items))
+        return None
+    universe = _validate_items(items, p, rep)
+    total = payload["totalCount"]
+    count = len(items)
+    if not is_int(total) or total != count:
+        rep.fail("SL-32", p + "/totalCount", f"the integer {count} (number of items)", show(total))
+    if not same(payload["returnedCount"], total):
+        rep.fail("SL-33", p + "/returnedCount", f"≡ totalCount ({show(total)})", show(payload["returnedCount"]))
+    for member in ("page", "totalPages"):
+        if not same(payload[member], 1):
+            rep.fail("SL-34", p + "/" + member, "1", show(payload[member]))
+    if not same(payload["pageSize"], max(count, 1)):
+        rep.fail("SL-35", p + "/pageSize", str(max(count, 1)), show(payload["pageSize"]))
+    if not same(payload["truncated"], False):
+        rep.fail("SL-36", p + "/truncated", "false", show(payload["truncated"]))
+    if not same(payload["violationCount"], 0):
+        rep.fail("SL-37", p + "/violationCount", "0", show(payload["violationCount"]))
+    if payload["violations"] != [] or not isinstance(payload["violations"], list):
+        rep.fail("SL-37", p + "/violations", "an empty array", show(payload["violations"]))
+    if len(rep.violations) != start:
+        return None
+    return universe
+
+
+def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniverse | None:  # noqa: C901, PLR0912, PLR0915
+    """SL-12 … SL-31 item by item, in numeric rule order within an item."""
+    paths: list[str] = []
+    kinds: list[str] = []
+    texts: list[str | None] = []
+    present = 0
+    previous: str | None = None
+    start = len(rep.violations)
+    for i, item in enumerate(items):
+        w = f"{p}/items/{i}"
+        if not isinstance(item, dict) or item.keys() != _ITEM_MEMBER_SET:
+            rep.check_closed("SL-12", item, w, _ITEM_MEMBERS)
+            previous = None
+            continue
+        path = item["path"]
+        index_kind = item["indexKind"]
+        extension = item["extension"]
+        worktree = item["worktreeKind"]
+        status = item["metadataStatus"]
+        summary = item["summary"]
+        read_when = item["readWhen"]
+        error = item["metadataError"]
+        path_ok = type(path) is str and is_safe_path(path)
+        if not path_ok:
+            rep.fail("SL-13", w + "/path", "a SafePath", show(path))
+        if type(index_kind) is not str or index_kind not in _INDEX_KINDS:
+            rep.fail("SL-14", w + "/indexKind", "one of conflicted, gitlink, other, regular, symlink", show(index_kind))
+        if type(worktree) is not str or worktree not in _WORKTREE_KINDS:
+            rep.fail("SL-15", w + "/worktreeKind", "a worktree kind", show(worktree))
+        if path_ok:
+            want_ext = extname(path).lower()  # type: ignore[arg-type]
+            if not same(extension, want_ext) or want_ext not in _EXTENSION_SET:
+                rep.fail(
+                    "SL-16", w + "/extension",
+                    f"lower(extname(path)) = {want_ext!r}, one of the default extensions", show(extension),
+                )  # fmt: skip
+        if type(status) is not str or status not in _STATUSES:
+            rep.fail("SL-17", w + "/metadataStatus", "one of present, absent, invalid, unreadable, not_applicable", show(status))
+        elif status == "present":
+            present += 1
+            if not same(index_kind, "regular") or not same(worktree, "regular"):
+                rep.fail("SL-18", w, "indexKind and worktreeKind regular for present metadata",
+                         f"{show(index_kind)}, {show(worktree)}")  # fmt: skip
+            if not is_meta_scalar(summary):
+                rep.fail("SL-19", w + "/summary", "a MetaScalar (normalized nonblank text of at most 240)", show(summary))
+            if not isinstance(read_when, list) or len(read_when) > 5:
+                rep.fail("SL-20", w + "/readWhen", "an array of at most 5 MetaScalars", show(read_when))
+            else:
+                for j, hint in enumerate(read_when):
+                    if not is_meta_scalar(hint):
+                        rep.fail("SL-20", f"{w}/readWhen/{j}", "a MetaScalar", show(hint))
+            if error is not None:
+                rep.fail("SL-21", w + "/metadataError", "null", show(error))
+        else:
+            if summary is not None:
+                rep.fail("SL-22", w + "/summary", "null", show(summary))
+            if read_when != [] or not isinstance(read_when, list):
+                rep.fail("SL-23", w + "/readWhen", "an empty array", show(read_when))
+            if status == "absent":
+                _kinds_and_error(rep, w, "SL-24", index_kind, worktree, error, None)
+            elif status == "invalid":
+                _kinds_and_error(rep, w, "SL-25", index_kind, worktree, error, _INVALID_ERRORS)
+            elif status == "unreadable":
+                if not same(index_kind, "regular"):
+                    rep.fail("SL-26", w + "/indexKind", "'regular'", show(index_kind))
+                if same(worktree, "regular") or not is_nbtext(error, 512):
+                    rep.fail("SL-27", w, "worktreeKind not regular and metadataError an NBText(512)",
+                             f"{show(worktree)}, {show(error)}")  # fmt: skip
+            else:  # not_applicable
+                if same(index_kind, "regular"):
+                    rep.fail("SL-28", w + "/indexKind", "an index kind other than regular", show(index_kind))
+                if not same(worktree, index_kind):
+                    rep.fail("SL-29", w + "/worktreeKind", f"≡ indexKind ({show(index_kind)})", show(worktree))
+                if error is not None:
+                    rep.fail("SL-30", w + "/metadataError", "null", show(error))
+        if path_ok:
+            if previous is not None and not previous < path:  # type: ignore[operator]
+                rep.fail("SL-31", w + "/path", f"a path after {previous!r} in UTF-8 order (unique)", show(path))
+            previous = path  # type: ignore[assignment]
+        else:
+            previous = None
+        paths.append(path)  # type: ignore[arg-type]
+        kinds.append(index_kind)  # type: ignore[arg-type]
+        if status == "present" and isinstance(read_when, list) and isinstance(summary, str):
+            texts.append(" ".join([summary, *read_when]) if read_when else summary)  # type: ignore[list-item]
+        else:
+            texts.append(None)
+    if len(rep.violations) != start:
+        return None
+    return CandidateUniverse(
+        paths=tuple(paths), index_kinds=tuple(kinds), metadata_texts=tuple(texts), present_count=present
+    )
+
+
+def _kinds_and_error(
+    rep: Reporter, w: str, rule: str, index_kind: object, worktree: object, error: object,
+    allowed_errors: frozenset[str] | None,
+) -> None:  # fmt: skip
+    """SL-24 / SL-25: regular kinds and a null (absent) or enumerated (invalid) error."""
+    error_ok = error is None if allowed_errors is None else type(error) is str and error in allowed_errors
+    if not same(index_kind, "regular") or not same(worktree, "regular") or not error_ok:
+        want = "null" if allowed_errors is None else "one of " + ", ".join(sorted(allowed_errors))
+        rep.fail(rule, w, f"indexKind and worktreeKind regular, metadataError {want}",
+                 f"{show(index_kind)}, {show(worktree)}, {show(error)}")  # fmt: skip

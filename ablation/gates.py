@@ -1,0 +1,259 @@
+"""``gateAssessment``: the preregistration's eight adoption gates, decided exactly.
+
+Every measured quantity is a :class:`fractions.Fraction` built from integer
+counts (hits, selected, truth sizes, unnecessary and omission counts, case
+counts) — never from the floats in ``result`` — and thresholds are the exact
+rationals 1/10 and 1/5. Never an adoption decision: ``automaticAdoption`` is
+always false (PRODUCT.md "gateAssessment"; preregistration "Adoption decision
+gates").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ablation.experiment import ValidatedExperiment
+from ablation.metrics import member_order
+from ablation.result import CaseOutcome, pairwise_cases
+
+__all__ = ["RepositoryRates", "assess_gates", "equal_repository_rates", "quantity", "reduction_status"]
+
+PRECISION_THRESHOLD = Fraction(1, 10)
+REDUCTION_THRESHOLD = Fraction(1, 5)
+COVERAGE_THRESHOLD = Fraction(3, 5)
+MIN_ELIGIBLE_REPOSITORIES = 3
+
+
+def quantity(value: Fraction | None) -> dict[str, object] | None:
+    """``{"exact": "n/d", "value": float}`` in lowest terms, sign on the numerator.
+
+    >>> quantity(Fraction(-2, 4))
+    {'exact': '-1/2', 'value': -0.5}
+    >>> quantity(Fraction(0))
+    {'exact': '0', 'value': 0.0}
+    """
+    if value is None:
+        return None
+    exact = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    return {"exact": exact, "value": float(value)}
+
+
+@dataclass(frozen=True, slots=True)
+class RepositoryRates:
+    """Exact per-repository means of one arm over the population's cases of that repository.
+
+    Attributes:
+        precision: mean over cases of hits/selected.
+        unnecessary_per_case: Σ unnecessary / case count.
+        omissions_per_case: Σ omitted truth / case count.
+    """
+
+    precision: Fraction
+    unnecessary_per_case: Fraction
+    omissions_per_case: Fraction
+
+
+def _mean(values: Sequence[Fraction]) -> Fraction:
+    return sum(values, Fraction(0)) / len(values)
+
+
+def _repository_rates(outcomes: Sequence[CaseOutcome], arm: str) -> RepositoryRates:
+    metrics = [o.arms[arm].metrics for o in outcomes]
+    n = len(metrics)
+    return RepositoryRates(
+        precision=_mean([Fraction(m.hits, len(m.selected)) for m in metrics]),  # type: ignore[union-attr]
+        unnecessary_per_case=Fraction(sum(len(m.unnecessary) for m in metrics), n),  # type: ignore[union-attr]
+        omissions_per_case=Fraction(sum(len(m.omitted_truth) for m in metrics), n),  # type: ignore[union-attr]
+    )
+
+
+def equal_repository_rates(
+    per_repository: Sequence[RepositoryRates],
+) -> tuple[Fraction, Fraction, Fraction] | None:
+    """Equal-repository means (precision, unnecessary/case, omissions/case); ``None`` for no repository.
+
+    Every repository weighs the same whatever its case count (preregistration
+    "Metrics and populations").
+    """
+    if not per_repository:
+        return None
+    return (
+        _mean([r.precision for r in per_repository]),
+        _mean([r.unnecessary_per_case for r in per_repository]),
+        _mean([r.omissions_per_case for r in per_repository]),
+    )
+
+
+def reduction_status(u_paths: Fraction, u_source_list: Fraction) -> tuple[str, Fraction | None]:
+    """G4b: (status, reduction). A zero paths baseline is ``not_demonstrated`` (never a pass).
+
+    >>> reduction_status(Fraction(27, 10), Fraction(34, 15))
+    ('fail', Fraction(13, 81))
+    >>> reduction_status(Fraction(0), Fraction(0))
+    ('not_demonstrated', None)
+    """
+    if u_paths <= 0:
+        return "not_demonstrated", None
+    reduction = (u_paths - u_source_list) / u_paths
+    return ("pass" if reduction >= REDUCTION_THRESHOLD else "fail"), reduction
+
+
+def _gate(gate_id: str, name: str, numeric: str | None, decided: bool, measured: dict[str, object], basis: str) -> dict[str, object]:
+    if numeric in ("fail", "not_demonstrated"):
+        status = numeric
+    else:
+        status = "pass" if decided else "requires_review"
+    return {"id": gate_id, "name": name, "status": status, "numericStatus": numeric, "measured": measured, "basis": basis}
+
+
+def _approximate(byte_count: int | None) -> dict[str, int | None]:
+    return {"bytes": byte_count, "approximateTokens": None if byte_count is None else math.ceil(byte_count / 4)}
+
+
+def _raw_receipt_bytes(bundle: object) -> int | None:
+    """UTF-8 bytes of ``executionObservation.rawEvidence.receiptJson`` when it is a string."""
+    value = bundle
+    for member in ("executionObservation", "rawEvidence", "receiptJson"):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(member)
+    return len(value.encode("utf-8")) if isinstance(value, str) else None
+
+
+def assess_gates(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome]) -> dict[str, object]:  # noqa: PLR0915
+    """Evaluate G1 … G8 (G4 in three parts) for the ``source_list`` treatment.
+
+    Args:
+        experiment: the validated experiment.
+        outcomes: the evaluated cases.
+
+    Returns:
+        The ``gateAssessment`` object of PRODUCT.md, members in order.
+
+    Spec: PRODUCT.md "gateAssessment"; preregistration "Adoption decision gates" 1–8.
+    """
+    repos = experiment.repositories
+    gates: list[dict[str, object]] = []
+
+    # G1 — at least three repositories with coverage >= 3/5 (exact: present/items).
+    coverage = [Fraction(r.present_count, r.item_count) for r in repos]
+    eligible_ids = [r.id for r, c in zip(repos, coverage, strict=True) if c >= COVERAGE_THRESHOLD]
+    g1 = "pass" if len(eligible_ids) >= MIN_ELIGIBLE_REPOSITORIES else "fail"
+    gates.append(_gate("G1", "eligible_repositories", g1, False, {
+        "eligibleRepositoryCount": len(eligible_ids),
+        "eligibleRepositoryIds": eligible_ids,
+        "coverage": [{"repositoryId": r.id, "coverage": quantity(c), "eligible": c >= COVERAGE_THRESHOLD}
+                     for r, c in zip(repos, coverage, strict=True)],
+        "threshold": {"repositories": MIN_ELIGIBLE_REPOSITORIES, "coverage": quantity(COVERAGE_THRESHOLD)},
+    }, "At least three independently owned representative repositories must derive at least 60% present "
+       "metadata coverage; ownership and representativeness need independent review."))  # fmt: skip
+
+    # G2 — >= 10 cases per repository with distinct intents and target bases (validation guarantees it).
+    per_repo_cases = {r.id: 0 for r in repos}
+    for o in outcomes:
+        per_repo_cases[o.repository.id] += 1
+    gates.append(_gate("G2", "case_cohorts", "pass", False, {
+        "casesPerRepository": [{"repositoryId": rid, "caseCount": n} for rid, n in per_repo_cases.items()],
+        "minimumCasesPerRepository": 10,
+    }, "Every declared repository has at least 10 cases with distinct intent signatures and target bases "
+       "(enforced by validation); the questions still need pre-ranking review."))  # fmt: skip
+
+    # G3 — identical universes and positive budgets (by construction).
+    gates.append(_gate("G3", "identical_universes_and_budgets", "pass", True, {
+        "caseCount": len(outcomes),
+        "armsShareCandidateUniverse": True,
+        "positiveMaxItems": all(o.case.record.max_items >= 1 for o in outcomes),
+    }, "All arms rank each case's single validated candidate universe under the same positive maxItems, "
+       "and truth enters only the metrics after selection."))  # fmt: skip
+
+    # G4 — on the paths ∩ source_list available population, equal-repository means.
+    _, available = pairwise_cases(outcomes, ("paths", "source_list"))
+    grouped: dict[str, list[CaseOutcome]] = {r.id: [] for r in repos}
+    for o in available:
+        grouped[o.repository.id].append(o)
+    order = [rid for rid in member_order([r.id for r in repos]) if grouped[rid]]
+    paths_rates = equal_repository_rates([_repository_rates(grouped[rid], "paths") for rid in order])
+    sl_rates = equal_repository_rates([_repository_rates(grouped[rid], "source_list") for rid in order])
+    population = {"repositoryCount": len(order), "caseCount": len(available), "repositoryIds": order}
+    if paths_rates is None or sl_rates is None:
+        none = {"population": population}
+        basis = "No repository reaches 60% coverage, so the source_list population is empty."
+        gates.append(_gate("G4a", "precision_delta", "not_demonstrated", True,
+                           {**none, "paths": None, "sourceList": None, "delta": None}, basis))  # fmt: skip
+        gates.append(_gate("G4b", "unnecessary_reduction", "not_demonstrated", True,
+                           {**none, "paths": None, "sourceList": None, "reduction": None}, basis))  # fmt: skip
+        gates.append(_gate("G4c", "omission_delta", "not_demonstrated", True,
+                           {**none, "paths": None, "sourceList": None, "delta": None}, basis))  # fmt: skip
+    else:
+        p_delta = sl_rates[0] - paths_rates[0]
+        gates.append(_gate("G4a", "precision_delta", "pass" if p_delta >= PRECISION_THRESHOLD else "fail", True, {
+            "population": population, "paths": quantity(paths_rates[0]), "sourceList": quantity(sl_rates[0]),
+            "delta": quantity(p_delta), "threshold": quantity(PRECISION_THRESHOLD),
+        }, "Equal-repository macro precision of source_list minus paths must be at least 1/10."))  # fmt: skip
+        status, reduction = reduction_status(paths_rates[1], sl_rates[1])
+        gates.append(_gate("G4b", "unnecessary_reduction", status, True, {
+            "population": population, "paths": quantity(paths_rates[1]), "sourceList": quantity(sl_rates[1]),
+            "reduction": quantity(reduction), "threshold": quantity(REDUCTION_THRESHOLD),
+        }, "(pathsMacroUnnecessary - sourceListMacroUnnecessary) / pathsMacroUnnecessary must be at least 1/5 "
+           "with a strictly positive paths baseline; a zero baseline is not demonstrated."))  # fmt: skip
+        o_delta = sl_rates[2] - paths_rates[2]
+        gates.append(_gate("G4c", "omission_delta", "pass" if o_delta <= 0 else "fail", True, {
+            "population": population, "paths": quantity(paths_rates[2]), "sourceList": quantity(sl_rates[2]),
+            "delta": quantity(o_delta),
+        }, "Equal-repository target omissions per case must not increase under source_list."))  # fmt: skip
+
+    # G5 — staleness reported for every repository; ineligible repositories stay visible as controls.
+    gates.append(_gate("G5", "metadata_staleness", None, False, {
+        "repositories": [{
+            "repositoryId": r.id,
+            "sampled": len(r.staleness.sampled_paths),
+            "stale": len(r.staleness.stale_paths),
+            "staleRate": quantity(Fraction(len(r.staleness.stale_paths), len(r.staleness.sampled_paths))),
+            "sourceListEligible": r.source_list_eligible,
+        } for r in repos],
+        "ineligibleControls": [r.id for r in repos if not r.source_list_eligible],
+    }, "Metadata staleness is sampled and reported for every repository; the sampling method needs "
+       "independent review."))  # fmt: skip
+
+    # G6 — structural and fusion stay separate from source-list semantics, availability reported.
+    def counts(arm: str) -> dict[str, int]:
+        eligible = sum(1 for o in outcomes if o.arms[arm].eligible)
+        available = sum(1 for o in outcomes if o.arms[arm].eligible and o.arms[arm].available)
+        return {"eligible": eligible, "available": available, "unavailable": eligible - available}
+
+    gates.append(_gate("G6", "structural_evidence_separate", None, False, {
+        "structural": counts("structural"), "fusion": counts("fusion"),
+    }, "Structural and fusion arms use only fail-closed SCI receipts and observations without fallback; "
+       "a structural improvement cannot substitute for the metadata gate."))  # fmt: skip
+
+    # G7 — cost disclosure: raw artifact bytes and approximate tokens; latency is not in a v2 input.
+    gates.append(_gate("G7", "cost_disclosure", None, False, {
+        "repositories": [{
+            "repositoryId": r.id,
+            "sourceListRawBytes": _approximate(r.source_list.raw_bytes),
+            "gitEvidenceBytes": _approximate(r.preparation.git_evidence_bytes),
+        } for r in repos],
+        "cases": [{
+            "caseId": o.case.record.id,
+            "sciReceiptRawBytes": _approximate(_raw_receipt_bytes(o.case.record.bundle)),
+        } for o in outcomes],
+        "latency": None,
+    }, "Raw artifact sizes with approximate token counts (bytes/4, rounded up) are disclosed; latency, "
+       "executable identity and maintenance limits need review."))  # fmt: skip
+
+    # G8 — independent post-ranking review with an explicit owner decision.
+    gates.append(_gate("G8", "independent_review", None, False, {},
+                       "An independent post-ranking review must record an explicit ADOPT, REFINE or REJECT "
+                       "owner decision; this evaluator never makes it."))  # fmt: skip
+
+    numeric = {g["id"]: g["numericStatus"] for g in gates}
+    return {
+        "population": "paths_and_treatment_available_intersection",
+        "treatment": "source_list",
+        "gates": gates,
+        "numericGatesPassed": all(numeric[g] == "pass" for g in ("G1", "G4a", "G4b", "G4c")),
+        "automaticAdoption": False,
+    }
