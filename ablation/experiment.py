@@ -227,7 +227,8 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
         if repo is not None and seen.setdefault(repo.id, r) != r:
             rep.fail("REPO-6", f"/repositories/{r}/id", "a repository id unique in the input",
                      f"the id of /repositories/{seen[repo.id]}")  # fmt: skip
-    rep.finish()
+    if None in repositories:
+        rep.finish()  # cases cannot be checked against a repository that failed
     valid = [repo for repo in repositories if repo is not None]
     refs = [
         RepositoryRef(
