@@ -1,0 +1,166 @@
+"""The hashed lock (PRODUCT.md "Sealed environment"): form, and freshness against requirements.in.
+
+``tools/lockcheck.py`` is the offline check; CI also re-compiles with
+``tools/relock.sh --check`` (needs PyPI), which these tests do not call.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+LOCK = REPOSITORY / "requirements.lock"
+IN = REPOSITORY / "requirements.in"
+
+
+def _load_lockcheck() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lockcheck", REPOSITORY / "tools" / "lockcheck.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+lockcheck = _load_lockcheck()
+LOCK_TEXT = LOCK.read_text(encoding="utf-8")
+IN_TEXT = IN.read_text(encoding="utf-8")
+
+
+def _run(in_path: Path = IN, lock_path: Path = LOCK) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPOSITORY / "tools" / "lockcheck.py"), "--in", str(in_path), "--lock", str(lock_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+# ---------------------------------------------------------------- the committed lock
+
+
+def test_committed_lock_passes_every_check() -> None:
+    completed = _run()
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.startswith("lockcheck: requirements.lock OK: ")
+
+
+def test_every_requirement_is_pinned_with_equals_and_sha256_hashes() -> None:
+    pins, problems = lockcheck.parse_lock(LOCK_TEXT)
+    assert problems == []
+    assert pins
+    for pin in pins:
+        assert pin.hashes >= 1, pin.name
+    requirement_lines = [line for line in LOCK_TEXT.splitlines() if line and not line.startswith(("#", " "))]
+    assert len(requirement_lines) == len(pins)
+    assert all(re.fullmatch(r"[a-z0-9-]+==[0-9][0-9A-Za-z.+!]* \\", line) for line in requirement_lines)
+
+
+def test_lock_names_no_index_find_links_or_path() -> None:
+    for line in LOCK_TEXT.splitlines():
+        stripped = line.split("#", 1)[0].strip()  # comments may say "requirements file:"
+        assert not stripped.startswith(("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-e", "-r", "-c"))
+        assert "file:" not in stripped
+        assert "://" not in stripped
+
+
+def test_lock_holds_the_required_and_build_distributions() -> None:
+    names = {pin.name for pin in lockcheck.parse_lock(LOCK_TEXT)[0]}
+    assert {"cryptography", "ujson", "pytest", "hypothesis", "setuptools", "wheel"} <= names
+
+
+def test_lock_header_shows_the_product_pip_compile_flags() -> None:
+    header = next(line for line in LOCK_TEXT.splitlines() if line.startswith("#    pip-compile "))
+    for flag in lockcheck.REQUIRED_FLAGS:
+        assert flag in header.split()
+
+
+# ---------------------------------------------------------------- form violations
+
+
+def _one_pin(extra: str = "") -> str:
+    return (
+        "#\n#    pip-compile --allow-unsafe --generate-hashes --no-emit-find-links --no-emit-index-url "
+        "--output-file=requirements.lock --strip-extras requirements.in\n#\n"
+        f"{extra}ujson==6.1.0 \\\n    --hash=sha256:{'a' * 64}\n    # via -r requirements.in\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (_one_pin("--index-url https://pypi.org/simple\n"), "not a 'name==version' pin"),
+        (_one_pin("--extra-index-url https://example.invalid/simple\n"), "not a 'name==version' pin"),
+        (_one_pin("--find-links /opt/wheels\n"), "not a 'name==version' pin"),
+        (_one_pin("-e file:///work/main\n"), "not a 'name==version' pin"),
+        (_one_pin("foo @ file:///tmp/foo-1.0.whl \\\n    --hash=sha256:" + "b" * 64 + "\n"), "not a 'name==version' pin"),
+        (_one_pin("foo>=1.0 \\\n    --hash=sha256:" + "b" * 64 + "\n"), "not a 'name==version' pin"),
+        (_one_pin("foo==1.0\n"), "foo==1.0 has no --hash lines"),
+        (_one_pin("foo==1.0 \\\n    --hash=md5:" + "b" * 32 + "\n"), "not a 'name==version' pin"),
+        (_one_pin("ujson==6.0.0 \\\n    --hash=sha256:" + "b" * 64 + "\n"), "ujson is pinned twice"),
+        (_one_pin().replace(" --no-emit-index-url", ""), "lacks --no-emit-index-url"),
+        (_one_pin().replace(" --generate-hashes", ""), "lacks --generate-hashes"),
+    ],
+    ids=[
+        "index-url",
+        "extra-index-url",
+        "find-links",
+        "editable-path",
+        "direct-file-url",
+        "range-not-pin",
+        "pin-without-hash",
+        "md5-hash",
+        "duplicate-pin",
+        "header-without-no-emit-index-url",
+        "header-without-generate-hashes",
+    ],
+)
+def test_lock_form_violation_is_reported(text: str, expected: str) -> None:
+    problems = lockcheck.check_lock(text)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_a_well_formed_minimal_lock_has_no_problem() -> None:
+    assert lockcheck.check_lock(_one_pin()) == []
+
+
+# ---------------------------------------------------------------- requirements.in changed without re-locking
+
+
+def test_committed_in_and_lock_agree() -> None:
+    assert lockcheck.check_consistency(IN_TEXT, LOCK_TEXT) == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda text: text + "requests\n", "requirements.in: requests is listed but not pinned in requirements.lock; re-lock"),
+        (
+            lambda text: text + "packaging\n",
+            "requirements.in: packaging is listed but the lock does not record it as a top-level requirement; re-lock",
+        ),
+        (
+            lambda text: re.sub(r"(?m)^ujson$", "", text),
+            "requirements.in: requirements.lock pins ujson as a top-level requirement, but it is no longer listed; re-lock",
+        ),
+        (
+            lambda text: re.sub(r"(?m)^cryptography$", "cryptography<3", text),
+            "requirements.in: cryptography<3 is not satisfied by the pinned ",
+        ),
+    ],
+    ids=["added-new", "promoted-transitive", "removed", "tightened"],
+)
+def test_changed_requirements_in_without_relock_fails(tmp_path: Path, edit, expected: str) -> None:  # noqa: ANN001
+    changed = tmp_path / "requirements.in"
+    changed.write_text(edit(IN_TEXT), encoding="utf-8")
+    assert changed.read_text(encoding="utf-8") != IN_TEXT
+    completed = _run(in_path=changed)
+    assert completed.returncode == 1
+    assert expected in completed.stderr, completed.stderr
