@@ -328,14 +328,14 @@ def test_file_rule(transform: Callable[[bytes], bytes], where: str, request: pyt
     assert str(error).startswith(f"{rule} at {where}"), str(error)
 
 
-def test_top6_names_the_byte_offset_of_the_second_member() -> None:
+def test_TOP_6_names_the_byte_offset_of_the_second_member() -> None:
     data = dumps(valid_minimal()).replace(b'"protocol": ', b'"protocol": "x", "protocol": ', 1)
     error = rejected(data)
     offset = data.index(b'"protocol"', data.index(b'"protocol"') + 1)
     assert str(error) == f"TOP-6 at /protocol: expected member names pairwise distinct; found a second member 'protocol' at byte {offset}"
 
 
-def test_top12_scope_source_list_text_rejects_with_inner_pointer() -> None:
+def test_TOP_12_scope_source_list_text_rejects_with_inner_pointer() -> None:
     """SL-4/TOP-12: a strictness violation inside a source-list text rejects, located outer -> inner."""
     obj = valid_minimal()
     raw = repo0(obj)["sourceListArtifact"]["rawJson"]  # type: ignore[index]
@@ -346,7 +346,7 @@ def test_top12_scope_source_list_text_rejects_with_inner_pointer() -> None:
     assert error.where == "/repositories/0/sourceListArtifact/rawJson -> /ok"
 
 
-def test_sl4_grammar_inside_source_list_text() -> None:
+def test_SL_4_grammar_inside_source_list_text() -> None:
     obj = valid_minimal()
     repo0(obj)["sourceListArtifact"]["rawJson"] += "x"  # type: ignore[index]
     rehash_input(obj)
@@ -355,7 +355,7 @@ def test_sl4_grammar_inside_source_list_text() -> None:
     assert error.where.startswith("/repositories/0/sourceListArtifact/rawJson -> character ")
 
 
-def test_top12_scope_bundle_violations_never_reject() -> None:
+def test_TOP_12_scope_bundle_violations_never_reject() -> None:
     """Inside /cases/{c}/structuralEvidence a strictness violation is SB-0, not a rejection."""
     data = dumps(valid_minimal())
     at = data.index(b'"structuralEvidence": {') + len(b'"structuralEvidence": {')
@@ -367,7 +367,7 @@ def test_top12_scope_bundle_violations_never_reject() -> None:
     assert all(c.structural_failure is None for c in experiment.cases[1:])
 
 
-def test_sl2_oversized_raw_text() -> None:
+def test_SL_2_oversized_raw_text() -> None:
     obj = valid_minimal()
     raw = repo0(obj)["sourceListArtifact"]["rawJson"]  # type: ignore[index]
     repo0(obj)["sourceListArtifact"]["rawJson"] = raw + " " * (16_777_217 - len(raw.encode()))  # type: ignore[index]
@@ -375,14 +375,14 @@ def test_sl2_oversized_raw_text() -> None:
     assert rejected(dumps(obj)).rule == "SL-2"
 
 
-def test_git3_decoded_bytes_bound() -> None:
+def test_GIT_3_decoded_bytes_bound() -> None:
     data = b"\0" * 16_777_217
     obj = valid_minimal()
     git_bytes(data)(obj)
     assert rejected(dumps(obj)).rule == "GIT-3"
 
 
-def test_case18_question_id_uniqueness_by_its_own_function() -> None:
+def test_CASE_18_question_id_uniqueness_by_its_own_function() -> None:
     """CASE-18 is implied by CASE-15 end to end; the rule's own check still fires."""
     obj = valid_minimal()
     repo = repo0(obj)

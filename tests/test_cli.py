@@ -1,0 +1,217 @@
+"""The command line: exit codes, hash pinning, gzip input, exclusive and atomic output."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ablation.cli import main
+from tests import builder
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = builder.dumps(builder.valid_minimal())
+SHA = hashlib.sha256(DATA).hexdigest()
+
+
+@pytest.fixture
+def prepared(tmp_path: Path) -> Path:
+    path = tmp_path / "prepared.json"
+    path.write_bytes(DATA)
+    return path
+
+
+def run(*args: str) -> int:
+    return main(list(args))
+
+
+def test_run_writes_output_and_prints_its_digest(prepared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.json"
+    assert run("run", "--input", str(prepared), "--input-sha256", SHA, "--output", str(out)) == 0
+    captured = capsys.readouterr()
+    data = out.read_bytes()
+    assert captured.out == f"{hashlib.sha256(data).hexdigest()}  {out}\n"
+    assert captured.err == ""
+    document = json.loads(data)
+    assert list(document) == ["inputSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator"]
+    assert document["inputSha256"] == SHA
+    assert document["inputSha256Pinned"] is True
+    assert data.endswith(b"}\n") and not data.endswith(b"\n\n")
+
+
+def test_two_runs_are_byte_identical(prepared: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert run("run", "--input", str(prepared), "--input-sha256", SHA, "--output", str(first)) == 0
+    assert run("run", "--input", str(prepared), "--input-sha256", SHA, "--output", str(second)) == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_unpinned_run_says_so(prepared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.json"
+    assert run("run", "--input", str(prepared), "--output", str(out)) == 0
+    assert "not bound to a preregistered hash" in capsys.readouterr().err
+    assert json.loads(out.read_bytes())["inputSha256Pinned"] is False
+
+
+def test_hash_mismatch_exits_3_before_parsing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"not json at all")
+    out = tmp_path / "out.json"
+    assert run("run", "--input", str(bad), "--input-sha256", SHA, "--output", str(out)) == 3
+    assert "SHA-256 mismatch" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink", "dangling-symlink"])
+def test_existing_output_is_refused_and_unchanged(kind: str, prepared: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    if kind == "file":
+        out.write_bytes(b"keep me")
+    elif kind == "symlink":
+        (tmp_path / "target").write_bytes(b"keep me")
+        out.symlink_to(tmp_path / "target")
+    else:
+        out.symlink_to(tmp_path / "missing")
+    assert run("run", "--input", str(prepared), "--input-sha256", SHA, "--output", str(out)) == 5
+    assert os.path.lexists(out)
+    if kind != "dangling-symlink":
+        assert out.read_bytes() == b"keep me"
+    assert not (tmp_path / "missing").exists()
+
+
+def test_existing_output_refused_before_reading_the_input(tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    out.write_bytes(b"x")
+    assert run("run", "--input", str(tmp_path / "absent.json"), "--output", str(out)) == 5
+
+
+def test_rejected_input_exits_4_with_one_spec_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    obj = builder.valid_minimal()
+    obj["cases"][0]["maxItems"] = 0
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(builder.dumps(obj))
+    out = tmp_path / "out.json"
+    assert run("run", "--input", str(bad), "--output", str(out)) == 4
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == "CASE-8 at /cases/0/maxItems: expected an integer from 1 to 12 (the item count); found 0"
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.json"]
+
+
+def test_errors_all_lists_every_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    obj = builder.valid_minimal()
+    obj["cases"][0]["maxItems"] = 0
+    obj["cases"][2]["maxItems"] = 99
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(builder.dumps(obj))
+    assert run("verify", "--input", str(bad), "--errors", "all") == 4
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(" ")[0:3] for line in lines[-2:]] == [["CASE-8", "at", "/cases/0/maxItems:"],
+                                                              ["CASE-8", "at", "/cases/2/maxItems:"]]  # fmt: skip
+
+
+def test_gzip_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    compressed = gzip.compress(DATA, mtime=0)
+    path = tmp_path / "prepared.json.gz"
+    path.write_bytes(compressed)
+    gz_sha = hashlib.sha256(compressed).hexdigest()
+    out = tmp_path / "out.json"
+    assert run("run", "--input", str(path), "--input-sha256", SHA, "--input-gzip-sha256", gz_sha,
+               "--output", str(out)) == 0  # fmt: skip
+    document = json.loads(out.read_bytes())
+    assert list(document)[:3] == ["inputSha256", "inputGzipSha256", "inputSha256Pinned"]
+    assert (document["inputSha256"], document["inputGzipSha256"]) == (SHA, gz_sha)
+    assert run("verify", "--input", str(path), "--input-gzip-sha256", "0" * 64) == 3
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    ("content", "limit"),
+    [(b"\x1f\x8b\x08\x00garbage", None), (gzip.compress(b" " * 5000), "1000")],
+    ids=["corrupt", "oversize"],
+)
+def test_gz1_corrupt_or_oversize_gzip(content: bytes, limit: str | None, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    path = tmp_path / "x.json.gz"
+    path.write_bytes(content)
+    args = ["verify", "--input", str(path)] + (["--max-input-bytes", limit] if limit else [])
+    assert run(*args) == 4
+    assert capsys.readouterr().err.splitlines()[-1].startswith("GZ-1 at byte 0: expected ")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[], ["run"], ["run", "--input", "x"], ["verify", "--input", "x", "--input-sha256", "abc"], ["frobnicate"]],
+    ids=["nothing", "run-without-input", "run-without-output", "short-hash", "unknown-command"],
+)
+def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(*args) == 2
+    capsys.readouterr()
+
+
+def test_missing_input_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("verify", "--input", str(tmp_path / "absent.json")) == 2
+    assert "cannot read input" in capsys.readouterr().err
+
+
+def test_verify_prints_a_blind_summary(prepared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("verify", "--input", str(prepared), "--input-sha256", SHA) == 0
+    text = capsys.readouterr().out
+    assert f"input sha256 {SHA} (pinned): admissible" in text
+    assert "'repo' at " + "a" * 40 + ": 12 items, 12 tracked paths, 12 metadata present, coverage 1 eligible" in text
+    assert "truth" not in text.lower() and "precision" not in text.lower()
+
+
+def test_verify_json_summary(prepared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("verify", "--input", str(prepared), "--json") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["repositories"][0]["caseCount"] == 10
+    assert summary["cases"][0] == {"id": "repo-1", "repositoryId": "repo", "maxItems": 2, "structuralAvailable": True,
+                                   "structuralFailure": None}  # fmt: skip
+    assert summary["evaluator"]["identityDigest"].startswith("sha256:")
+
+
+def test_python_dash_m_entry_point(prepared: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "ablation", "verify", "--input", str(prepared), "--input-sha256", SHA],
+                          capture_output=True, text=True, cwd=ROOT, check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_sigkill_between_temporary_write_and_link_leaves_no_output(prepared: Path, tmp_path: Path) -> None:
+    """The output appears complete or not at all: kill the writer just before os.link."""
+    out = tmp_path / "out.json"
+    ready = tmp_path / "ready"
+    script = (
+        "import os, sys, time\n"
+        "from ablation import output\n"
+        "def stall(*args):\n"
+        f"    open({str(ready)!r}, 'w').close()\n"
+        "    time.sleep(60)\n"
+        "output.os.link = stall\n"
+        "from ablation.cli import main\n"
+        f"sys.exit(main(['run', '--input', {str(prepared)!r}, '--output', {str(out)!r}]))\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(600):
+            if ready.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert ready.exists(), "the writer never reached the link step"
+        temporary = tmp_path / f".out.json.tmp-{proc.pid}"
+        assert temporary.exists()
+        assert temporary.read_bytes().endswith(b"}\n")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert not os.path.lexists(out)
