@@ -1,0 +1,656 @@
+"""Review notes: a Markdown draft for the independent reviewer, from one results file.
+
+The draft cites the digests (input, results, bundle, evaluator identity, and the
+image digest as asserted), shows the populations with their denominators, the
+per-repository figures of every pairwise treatment and of the all-four
+intersection, the adoption gates with their exact fractions, staleness rates,
+structural availability, cost disclosure and the protocol's limitations, and
+ends with an owner-decision section that is left empty: ``ablation`` never
+makes or suggests the ADOPT / REFINE / REJECT decision (preregistration gate 8;
+issue 5).
+
+The text depends only on the results file and the arguments: no dates, no
+environment. Exact figures are :class:`fractions.Fraction` values computed from
+the integer counts the results file records (hits, selections, omissions, case
+counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
+floats in ``result``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
+
+from ablation.canonical import js_number, sha256_hex
+from ablation.errors import IntegrityError, UsageError
+
+__all__ = ["build_notes", "render_notes"]
+
+_ARMS = ("paths", "source_list", "structural", "fusion")
+_TREATMENTS = ("source_list", "structural", "fusion")
+_FAILURE_PREFIX = "structural_evidence_validation_failed:"
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]*")
+_NONE = "—"
+
+Json = object
+
+
+# ------------------------------------------------------------------ formatting
+
+
+def _name(value: object) -> str:
+    """An id or other string as inline code; anything unusual is shown as a JSON string.
+
+    >>> _name("dspx"), _name("a b|c")
+    ('`dspx`', '`"a b\\\\|c"`')
+    """
+    if isinstance(value, str) and _PLAIN.fullmatch(value):
+        return f"`{value}`"
+    text = json.dumps(value, ensure_ascii=False)
+    return "`" + text.replace("`", "\\u0060").replace("|", "\\|") + "`"
+
+
+def _text(value: object) -> str:
+    """Free text for a table cell: whitespace collapsed, pipes escaped."""
+    return " ".join(str(value).split()).replace("|", "\\|")
+
+
+def _exact(value: Fraction | None) -> str:
+    """A fraction in lowest terms, sign on the numerator; ``—`` for none.
+
+    >>> _exact(Fraction(-2, 4)), _exact(Fraction(3)), _exact(None)
+    ('-1/2', '3', '—')
+    """
+    if value is None:
+        return _NONE
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def _approx(value: Fraction | None) -> str:
+    """An exact fraction with a 4-significant-digit decimal, e.g. ``5/33 (≈0.1515)``.
+
+    >>> _approx(Fraction(5, 33)), _approx(Fraction(3, 10)), _approx(Fraction(2))
+    ('5/33 (≈0.1515)', '3/10 (0.3)', '2')
+    """
+    if value is None:
+        return _NONE
+    exact = _exact(value)
+    if value.denominator == 1:
+        return exact
+    decimal = f"{float(value):.4g}"
+    mark = "" if Fraction(decimal) == value else "≈"
+    return f"{exact} ({mark}{decimal})"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def _get(value: object, *path: str | int) -> object:
+    """Follow ``path`` through dicts and lists; ``None`` where it does not exist."""
+    for key in path:
+        if isinstance(value, dict) and isinstance(key, str):
+            value = value.get(key)
+        elif isinstance(value, list) and isinstance(key, int) and 0 <= key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+def _measured_exact(value: object) -> Fraction | None:
+    """A ``gateAssessment`` quantity ``{"exact": "n/d", …}`` as a Fraction."""
+    exact = _get(value, "exact")
+    return Fraction(exact) if isinstance(exact, str) else None
+
+
+# ------------------------------------------------------------------- figures
+
+
+class _Rates:
+    """Exact per-repository means of one arm over a list of cases (from the recorded counts)."""
+
+    def __init__(self, metrics: Sequence[Mapping[str, object]]) -> None:
+        n = len(metrics)
+        self.cases = n
+        precisions = []
+        recalls = []
+        unnecessary = 0
+        omissions = 0
+        for m in metrics:
+            hits = int(m["hits"])  # type: ignore[call-overload]
+            selected = len(m["selected"])  # type: ignore[arg-type]
+            omitted = len(m["omittedTruth"])  # type: ignore[arg-type]
+            precisions.append(Fraction(hits, selected) if selected else Fraction(0))
+            recalls.append(Fraction(hits, hits + omitted) if hits + omitted else Fraction(0))
+            unnecessary += len(m["unnecessary"])  # type: ignore[arg-type]
+            omissions += omitted
+        self.precision = sum(precisions, Fraction(0)) / n if n else None
+        self.recall = sum(recalls, Fraction(0)) / n if n else None
+        self.unnecessary = Fraction(unnecessary, n) if n else None
+        self.omissions = Fraction(omissions, n) if n else None
+
+
+def _mean(values: Sequence[Fraction | None]) -> Fraction | None:
+    present = [v for v in values if v is not None]
+    return sum(present, Fraction(0)) / len(present) if present else None
+
+
+def _delta(a: Fraction | None, b: Fraction | None) -> Fraction | None:
+    return None if a is None or b is None else b - a
+
+
+def _reduction(paths: Fraction | None, treatment: Fraction | None) -> str:
+    if paths is None or treatment is None:
+        return _NONE
+    if paths <= 0:
+        return "not demonstrated (paths baseline 0)"
+    return _approx((paths - treatment) / paths)
+
+
+class _Results:
+    """Typed access to the parts of a recorded results file the notes need."""
+
+    def __init__(self, recorded: Mapping[str, object]) -> None:
+        self.recorded = recorded
+        result = recorded.get("result")
+        self.result = result if isinstance(result, dict) else {}
+        cases = self.result.get("cases")
+        self.cases = [c for c in cases if isinstance(c, dict)] if isinstance(cases, list) else []
+        self.case_by_id = {c.get("id"): c for c in self.cases if isinstance(c.get("id"), str)}
+        repositories = self.result.get("repositories")
+        self.repositories = [r for r in repositories if isinstance(r, dict)] if isinstance(repositories, list) else []
+        gates = _get(recorded, "gateAssessment", "gates")
+        self.gates = {g.get("id"): g for g in gates if isinstance(g, dict)} if isinstance(gates, list) else {}
+
+    def rates(self, case_ids: object, arm: str) -> _Rates:
+        ids = case_ids if isinstance(case_ids, list) else []
+        metrics = []
+        for case_id in ids:
+            m = _get(self.case_by_id.get(case_id), "arms", arm, "metrics")
+            if isinstance(m, dict):
+                metrics.append(m)
+        return _Rates(metrics)
+
+    def cases_of(self, repository_id: object) -> int:
+        return sum(1 for c in self.cases if c.get("repositoryId") == repository_id)
+
+
+# ------------------------------------------------------------------- sections
+
+
+def _digests(r: _Results, results_sha256: str, bundle_sha256: str | None, image_digest: str | None) -> list[str]:
+    rec = r.recorded
+    pinned = rec.get("inputSha256Pinned") is True
+    rows = [[
+        "Prepared input (SHA-256 of the JSON bytes that were parsed)", f"`{_text(rec.get('inputSha256'))}`",
+        "pinned: the run was given this hash and it matched" if pinned else
+        "computed only: the run was **not** bound to a preregistered hash; compare it with the preregistration record",
+    ]]  # fmt: skip
+    if "inputGzipSha256" in rec:
+        rows.append(["Prepared input file (SHA-256 of the .json.gz)", f"`{_text(rec['inputGzipSha256'])}`",
+                     "measured by the run"])  # fmt: skip
+    rows.append(["Results file (SHA-256 of its bytes)", f"`{results_sha256}`", "measured by `ablation notes`"])
+    if bundle_sha256 is None:
+        rows.append(["Evidence bundle (SHA-256)", "not given", "run `ablation archive`, then `ablation notes --bundle`"])
+    else:
+        rows.append(["Evidence bundle (SHA-256)", f"`{bundle_sha256}`",
+                     "measured by `ablation notes`; the bundle's results.json is this results file; "
+                     "check it with `ablation verify-archive`"])  # fmt: skip
+    evaluator = rec.get("evaluator")
+    rows.append(["Evaluator identityDigest", f"`{_text(_get(evaluator, 'identityDigest'))}`",
+                 "measured by the run: canonical digest of `evaluator.measured`"])  # fmt: skip
+    closure = _get(evaluator, "measured", "closure", "state")
+    manifest = _get(evaluator, "measured", "closure", "manifestDigest")
+    rows.append(["Evaluator closure", f"{_text(closure)}" + (f", manifest `{_text(manifest)}`" if manifest else ""),
+                 "measured by the run; `unsealed` means a development checkout, not a sealed build"])  # fmt: skip
+    lock = _get(evaluator, "measured", "lock", "sha256")
+    rows.append(["Dependency lock (SHA-256)", f"`{_text(lock)}`" if lock else "none", "measured by the run"])
+    recorded_image = _get(evaluator, "asserted", "imageDigest")
+    if image_digest is not None:
+        basis = "**asserted** by the caller of `ablation notes` (`--image-digest`); ablation did not measure or verify it"
+        if recorded_image is not None and recorded_image != image_digest:
+            basis += f"; the run itself recorded `{_text(recorded_image)}`"
+        rows.append(["Container image digest", f"`{_text(image_digest)}`", basis])
+    elif recorded_image is not None:
+        rows.append(["Container image digest", f"`{_text(recorded_image)}`",
+                     "**asserted** at run time (`evaluator.asserted.imageDigest`); ablation did not measure or verify it"])  # fmt: skip
+    else:
+        rows.append(["Container image digest", "not supplied", "asserted values only; pass `--image-digest` to cite one"])
+    return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
+
+
+def _repositories(r: _Results) -> list[str]:
+    rows = []
+    pins = []
+    for repo in r.repositories:
+        items = repo.get("candidateCount")
+        present = repo.get("metadataPresentCount")
+        coverage = Fraction(present, items) if isinstance(items, int) and isinstance(present, int) and items else None
+        rows.append([
+            _name(repo.get("id")), f"`{_text(repo.get('commit'))}`", str(items), str(repo.get("trackedPathCount")),
+            str(present), _approx(coverage), "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
+            str(r.cases_of(repo.get("id"))),
+        ])  # fmt: skip
+        pins.append([
+            _name(repo.get("id")), f"`{_text(repo.get('rawSourceListArtifactSha256'))}`",
+            f"`{_text(repo.get('sourceListPreparationObservationDigest'))}`",
+            f"`{_text(repo.get('sourceListRevision'))}`", f"`{_text(repo.get('sourceListExecutableArtifactSha256'))}`",
+        ])  # fmt: skip
+    return [
+        "## Repositories", "",
+        *_table(["Repository", "Commit", "Candidates", "Tracked paths", "Metadata present", "Coverage (exact)",
+                 "source_list eligible (≥ 3/5)", "Cases"], rows),  # fmt: skip
+        "",
+        "Owner-artifact digests and pins as recorded in the prepared input (claims, not authenticated):",
+        "",
+        *_table(["Repository", "Raw source-list artifact", "Preparation observation", "source-list revision",
+                 "source-list executable"], pins),  # fmt: skip
+    ]
+
+
+def _populations(r: _Results) -> list[str]:
+    availability = r.result.get("availability")
+    rows = []
+    for arm in _ARMS:
+        counts = _get(availability, arm)
+        rows.append([f"`{arm}`", *(str(_get(counts, k)) for k in ("eligible", "available", "unavailable"))])
+    pop_rows = []
+    for treatment in _TREATMENTS:
+        pairwise = _get(r.result, "pairwise", treatment)
+        pop_rows.append(_population_row(f"paths ∩ `{treatment}`", pairwise))
+    pop_rows.append(_population_row("all four arms", r.result.get("allFour")))
+    return [
+        "## Populations and denominators", "",
+        "Arm availability over all cases:", "",
+        *_table(["Arm", "Eligible cases", "Available cases", "Unavailable cases"], rows),
+        "",
+        "Each treatment is compared with `paths` only on the cases where both are eligible and available; "
+        "the all-four intersection is reported separately. Denominators as recorded in `result`:",
+        "",
+        *_table(["Population", "Eligible repositories", "Available repositories", "Eligible cases",
+                 "Available cases", "Repositories in the equal-repository mean"], pop_rows),  # fmt: skip
+    ]  # fmt: skip
+
+
+def _population_row(label: str, population: object) -> list[str]:
+    d = _get(population, "denominators")
+    macro = _get(population, "equalRepositoryMacro", "repositoryCount")
+    return [label, *(str(_get(d, k)) for k in ("eligibleRepositoryCount", "availableRepositoryCount",
+                                              "eligibleCaseCount", "availableCaseCount")), str(macro)]  # fmt: skip
+
+
+def _pairwise(r: _Results, treatment: str) -> list[str]:
+    pairwise = _get(r.result, "pairwise", treatment)
+    per_repository = _get(pairwise, "perRepository")
+    per_repository = per_repository if isinstance(per_repository, dict) else {}
+    lines = [f"### paths vs `{treatment}`", ""]
+    rows = []
+    means: list[tuple[_Rates, _Rates]] = []
+    for repo_id, entry in per_repository.items():
+        case_ids = _get(entry, "caseIds")
+        base, other = r.rates(case_ids, "paths"), r.rates(case_ids, treatment)
+        if base.cases:
+            means.append((base, other))
+        rows.append(_pairwise_row(_name(repo_id), base, other))
+    if not means:
+        eligible = _get(pairwise, "denominators", "eligibleCaseCount")
+        lines.append(f"No case is available for both `paths` and `{treatment}` ({eligible} eligible cases): "
+                     "the population is empty and there is nothing to compare.")  # fmt: skip
+        return lines
+    macro = _MacroRates([b for b, _ in means]), _MacroRates([o for _, o in means])
+    rows.append(_pairwise_row(f"**equal-repository mean** ({len(means)} repositories)", *macro))
+    lines += _table(
+        ["Repository", "Cases", "Precision paths", f"Precision {treatment}", "Δ precision", "Recall paths",
+         f"Recall {treatment}", "Unnecessary/case paths", f"Unnecessary/case {treatment}", "Unnecessary reduction",
+         "Omissions/case paths", f"Omissions/case {treatment}"],
+        rows,
+    )  # fmt: skip
+    return lines
+
+
+class _MacroRates:
+    """Equal-repository means of per-repository rates (every repository weighs the same)."""
+
+    def __init__(self, per_repository: Sequence[_Rates]) -> None:
+        self.cases = sum(x.cases for x in per_repository)
+        self.precision = _mean([x.precision for x in per_repository])
+        self.recall = _mean([x.recall for x in per_repository])
+        self.unnecessary = _mean([x.unnecessary for x in per_repository])
+        self.omissions = _mean([x.omissions for x in per_repository])
+
+
+def _pairwise_row(label: str, base: _Rates | _MacroRates, other: _Rates | _MacroRates) -> list[str]:
+    if not base.cases:
+        return [label, "0", *([_NONE] * 10)]
+    return [
+        label, str(base.cases), _approx(base.precision), _approx(other.precision),
+        _approx(_delta(base.precision, other.precision)), _approx(base.recall), _approx(other.recall),
+        _approx(base.unnecessary), _approx(other.unnecessary), _reduction(base.unnecessary, other.unnecessary),
+        _approx(base.omissions), _approx(other.omissions),
+    ]  # fmt: skip
+
+
+def _all_four(r: _Results) -> list[str]:
+    population = r.result.get("allFour")
+    per_repository = _get(population, "perRepository")
+    per_repository = per_repository if isinstance(per_repository, dict) else {}
+    lines = ["### All four arms (the all-four eligible-and-available intersection)", ""]
+    rows = []
+    by_arm: dict[str, list[_Rates]] = {arm: [] for arm in _ARMS}
+    for repo_id, entry in per_repository.items():
+        case_ids = _get(entry, "caseIds")
+        for arm in _ARMS:
+            rates = r.rates(case_ids, arm)
+            if rates.cases:
+                by_arm[arm].append(rates)
+                rows.append([_name(repo_id), f"`{arm}`", str(rates.cases), _approx(rates.precision),
+                             _approx(rates.recall), _approx(rates.unnecessary), _approx(rates.omissions)])  # fmt: skip
+    if not rows:
+        eligible = _get(population, "denominators", "eligibleCaseCount")
+        lines.append(f"No case is available in all four arms ({eligible} eligible cases): the all-four "
+                     "intersection is empty.")  # fmt: skip
+        return lines
+    for arm in _ARMS:
+        macro = _MacroRates(by_arm[arm])
+        rows.append([f"**equal-repository mean** ({len(by_arm[arm])} repositories)", f"`{arm}`", str(macro.cases),
+                     _approx(macro.precision), _approx(macro.recall), _approx(macro.unnecessary),
+                     _approx(macro.omissions)])  # fmt: skip
+    lines += _table(["Repository", "Arm", "Cases", "Precision", "Recall", "Unnecessary/case", "Omissions/case"], rows)
+    return lines
+
+
+def _per_repository(r: _Results) -> list[str]:
+    lines = [
+        "## Per-repository results", "",
+        "Exact values from the per-case counts recorded in `result` (precision = hits/selected, recall = "
+        "hits/truth, unnecessary and omissions per case), averaged per repository, then with equal weight per "
+        "repository. Unnecessary reduction = (paths − treatment) / paths.",
+    ]  # fmt: skip
+    for treatment in _TREATMENTS:
+        lines += ["", *_pairwise(r, treatment)]
+    lines += ["", *_all_four(r)]
+    return lines
+
+
+def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: C901, PLR0911, PLR0912
+    """(measured text, value, threshold) of one gate row."""
+    gate_id = gate.get("id")
+    m = gate.get("measured")
+    m = m if isinstance(m, dict) else {}
+    if gate_id == "G1":
+        ids = _get(m, "eligibleRepositoryIds")
+        shown = ", ".join(_name(i) for i in ids) if isinstance(ids, list) and ids else "none"
+        threshold = _exact(_measured_exact(_get(m, "threshold", "coverage")))
+        count = _get(m, "eligibleRepositoryCount")
+        return (f"{count} repositories with coverage ≥ {threshold} ({shown})", str(count),
+                f"≥ {_get(m, 'threshold', 'repositories')}")  # fmt: skip
+    if gate_id == "G2":
+        counts = [_get(x, "caseCount") for x in _get(m, "casesPerRepository") or []]  # type: ignore[union-attr]
+        fewest = min((c for c in counts if isinstance(c, int)), default=None)
+        minimum = _get(m, "minimumCasesPerRepository")
+        return f"fewest cases in a repository: {fewest}", str(fewest), f"≥ {minimum} per repository"
+    if gate_id == "G3":
+        return (f"{_get(m, 'caseCount')} cases; one candidate universe per case; positive maxItems: "
+                f"{'yes' if _get(m, 'positiveMaxItems') else 'no'}", _NONE, "by construction")  # fmt: skip
+    if gate_id in ("G4a", "G4b", "G4c"):
+        key = "reduction" if gate_id == "G4b" else "delta"
+        paths, source_list = _measured_exact(m.get("paths")), _measured_exact(m.get("sourceList"))
+        amount = _measured_exact(m.get(key))
+        value = _get(m, key, "value")
+        threshold = {"G4a": "≥ ", "G4b": "≥ ", "G4c": "≤ "}[gate_id]
+        threshold += _exact(_measured_exact(m.get("threshold"))) if gate_id != "G4c" else "0"
+        if amount is None:
+            why = "paths baseline is 0" if paths is not None else "empty population"
+            return f"{key} not demonstrated ({why})", _NONE, threshold
+        return (f"{key} {_exact(amount)} (paths {_exact(paths)}, source_list {_exact(source_list)})",
+                js_number(value) if isinstance(value, float) else str(value), threshold)  # fmt: skip
+    if gate_id == "G5":
+        repos = _get(m, "repositories")
+        parts = [f"{_name(_get(x, 'repositoryId'))} {_exact(_measured_exact(_get(x, 'staleRate')))}"
+                 for x in (repos if isinstance(repos, list) else [])]  # fmt: skip
+        return "stale rates: " + (", ".join(parts) or "none"), _NONE, "review"
+    if gate_id == "G6":
+        parts = []
+        for arm in ("structural", "fusion"):
+            counts = _get(m, arm)
+            parts.append(f"{arm} {_get(counts, 'available')}/{_get(counts, 'eligible')} available")
+        return ", ".join(parts), _NONE, "review"
+    if gate_id == "G7":
+        repos = _get(m, "repositories")
+        total = 0
+        for x in repos if isinstance(repos, list) else []:
+            for member in ("sourceListRawBytes", "gitEvidenceBytes"):
+                b = _get(x, member, "bytes")
+                total += b if isinstance(b, int) else 0
+        return f"{total} bytes of source-list and git evidence; latency not in a v2 input", _NONE, "review"
+    if gate_id == "G8":
+        return "owner decision: see the last section (empty until the reviewer completes it)", _NONE, "review"
+    return _NONE, _NONE, _NONE
+
+
+def _gates(r: _Results) -> list[str]:
+    assessment = r.recorded.get("gateAssessment")
+    gates = _get(assessment, "gates")
+    rows = []
+    bases = []
+    for gate in gates if isinstance(gates, list) else []:
+        if not isinstance(gate, dict):
+            continue
+        measured, value, threshold = _gate_measure(gate)
+        numeric = gate.get("numericStatus")
+        rows.append([f"{gate.get('id')}", f"`{gate.get('name')}`", measured, value, threshold,
+                     _NONE if numeric is None else str(numeric), str(gate.get("status"))])  # fmt: skip
+        bases.append(f"- **{gate.get('id')}**: {_text(gate.get('basis'))}")
+    passed = _get(assessment, "numericGatesPassed")
+    return [
+        "## Adoption gates", "",
+        f"From `gateAssessment` (population `{_get(assessment, 'population')}`, treatment "
+        f"`{_get(assessment, 'treatment')}`). Exact fractions from integer counts; the thresholds are the exact "
+        "rationals 1/10 and 1/5. `status` is `requires_review` where the input cannot decide the gate.",
+        "",
+        *_table(["Gate", "Name", "Measured (exact)", "Value", "Threshold", "Numeric status", "Status"], rows),
+        "",
+        f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed is True else 'no'}**.",
+        f"- Automatic adoption: **{'no' if _get(assessment, 'automaticAdoption') is False else 'INVALID VALUE'}** "
+        "— the evaluator never makes an adoption decision; clearing every numeric gate would only permit a "
+        "separate scoped task and owner review.",
+        f"- Standing decision recorded in `result`: `{_text(r.result.get('standingDecision'))}`.",
+        "",
+        "Basis of each gate:",
+        "",
+        *bases,
+    ]  # fmt: skip
+
+
+def _staleness(r: _Results) -> list[str]:
+    rows = []
+    for repo in r.repositories:
+        sample = repo.get("metadataStalenessSample")
+        sampled, stale = _get(sample, "sampled"), _get(sample, "stale")
+        rate = Fraction(stale, sampled) if isinstance(sampled, int) and isinstance(stale, int) and sampled else None
+        eligible = repo.get("sourceListEligible") is True
+        rows.append([_name(repo.get("id")), str(sampled), str(stale), _approx(rate),
+                     "eligible" if eligible else "ineligible control", _text(_get(sample, "method")),
+                     f"`{_text(_get(sample, 'sampleDigest'))}`"])  # fmt: skip
+    return [
+        "## Metadata staleness (G5)", "",
+        "Staleness never changes ranking. Repositories below 60 % coverage stay visible as ineligible controls, "
+        "not as positive metadata evidence.", "",
+        *_table(["Repository", "Sampled", "Stale", "Stale rate (exact)", "Role", "Method", "Sample digest"], rows),
+    ]  # fmt: skip
+
+
+def _structural(r: _Results) -> list[str]:
+    availability = r.result.get("availability")
+    valid = sum(1 for c in r.cases if c.get("structuralEvidence") is not None)
+    reasons: dict[str, int] = {}
+    for case in r.cases:
+        failures = _get(case, "arms", "structural", "failures")
+        for failure in failures if isinstance(failures, list) else []:
+            if isinstance(failure, str) and failure.startswith(_FAILURE_PREFIX):
+                detail = failure[len(_FAILURE_PREFIX) :].split(" ", 1)[0] or "(no rule)"
+                reasons[f"structural evidence invalid: {detail}"] = reasons.get(f"structural evidence invalid: {detail}", 0) + 1
+            elif isinstance(failure, str):
+                reasons[failure] = reasons.get(failure, 0) + 1
+    rows = [[f"`{arm}`", *(str(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
+            for arm in ("structural", "fusion")]  # fmt: skip
+    lines = [
+        "## Structural evidence availability (G6)", "",
+        f"{valid} of {len(r.cases)} cases carry a structural evidence bundle that validated. Unavailable arms have "
+        "no metrics and never fall back to another arm; a structural or fusion improvement cannot substitute "
+        "for the source-list gate.", "",
+        *_table(["Arm", "Eligible cases", "Available cases", "Unavailable cases"], rows),
+    ]  # fmt: skip
+    if reasons:
+        lines += ["", "Why the `structural` arm is unavailable (cases per first failure rule):", ""]
+        lines += _table(["Reason", "Cases"], [[_text(k), str(v)] for k, v in sorted(reasons.items())])
+    return lines
+
+
+def _costs(r: _Results) -> list[str]:
+    gate = r.gates.get("G7")
+    m = _get(gate, "measured")
+    rows = []
+    for x in _get(m, "repositories") or []:  # type: ignore[union-attr]
+        rows.append([_name(_get(x, "repositoryId")),
+                     str(_get(x, "sourceListRawBytes", "bytes")), str(_get(x, "sourceListRawBytes", "approximateTokens")),
+                     str(_get(x, "gitEvidenceBytes", "bytes")), str(_get(x, "gitEvidenceBytes", "approximateTokens"))])  # fmt: skip
+    receipts = [_get(x, "sciReceiptRawBytes", "bytes") for x in _get(m, "cases") or []]  # type: ignore[union-attr]
+    sizes = [b for b in receipts if isinstance(b, int)]
+    latency = _get(m, "latency")
+    return [
+        "## Cost disclosure (G7)", "",
+        "Raw artifact sizes in UTF-8 bytes with approximate tokens (bytes/4, rounded up). This prices neither "
+        "latency, nor review, nor maintenance.", "",
+        *_table(["Repository", "Source-list text bytes", "≈ tokens", "Git evidence bytes", "≈ tokens"], rows),
+        "",
+        f"- SCI receipt texts: {len(sizes)} of {len(receipts)} cases carry one"
+        + (f", {sum(sizes)} bytes in all (≈ {-(-sum(sizes) // 4)} tokens)." if sizes else "."),
+        f"- Latency: {'not part of a v2 prepared input' if latency is None else _text(latency)}.",
+    ]  # fmt: skip
+
+
+_LIMITATIONS = (
+    "Digests show that bytes did not change; they are not signatures and say nothing about who produced the "
+    "bytes. A bundle signature only shows that the holder of one key signed `SHA256SUMS`.",
+    "Neither owner artifact is authenticated here: the raw `source-list` output and the SCI receipts and "
+    "execution observations are taken as the preparation recorded them.",
+    "The executable revisions and artifact hashes recorded for `source-list`, SCI and its backend are claims "
+    "made at preparation time; they must be corroborated outside this evaluator before anyone relies on them.",
+    "The evaluator identity describes the environment that ran; the container image digest is asserted by "
+    "its caller and was not measured.",
+    "Questions of one repository are not independent replications. The intent-signature and target-basis "
+    "gates only catch mechanical duplicates; synonyms, related target sets and shared causes can still make "
+    "cases dependent, so case quality needs independent review.",
+    "The experiment measures file selection against truth sets, a proxy: it is not answer quality, and "
+    "contract completeness is not whole-program semantic accuracy.",
+    "Metadata may be stale or written with the benchmark in mind; the size and method of the staleness "
+    "sample need review.",
+    "Metrics do not price latency, tokens, review effort or maintenance; G7 discloses bytes and approximate "
+    "tokens only.",
+    "A structural or fusion result cannot stand in for the source-list gate, and unavailable arms say nothing "
+    "about those arms' quality.",
+    "Clearing every numeric gate would not authorize production wiring or reverse the standing REJECT "
+    "decision; an ADOPT decision only permits a separate scoped task and owner review.",
+)
+
+
+def _limitations() -> list[str]:
+    return ["## Limitations", "", *(f"- {text}" for text in _LIMITATIONS)]
+
+
+def _decision() -> list[str]:
+    return [
+        "## Owner decision (to be completed by the independent reviewer)", "",
+        "This section is intentionally empty. `ablation` does not make, suggest or pre-fill this decision.", "",
+        "- Decision (mark exactly one): [ ] ADOPT  [ ] REFINE  [ ] REJECT",
+        "- Reviewer:",
+        "- Independence from the experiment's authors:",
+        "- Date:",
+        "- Rationale (costs, limitations, case quality):",
+        "- Conditions or follow-up:",
+    ]  # fmt: skip
+
+
+def build_notes(
+    recorded: Mapping[str, object], *, results_sha256: str, bundle_sha256: str | None = None,
+    image_digest: str | None = None,
+) -> str:  # fmt: skip
+    """The review-notes Markdown for a parsed results file (pure; no I/O).
+
+    Args:
+        recorded: the parsed results file.
+        results_sha256: hex SHA-256 of the results file's bytes.
+        bundle_sha256: hex SHA-256 of the evidence bundle, when one is cited.
+        image_digest: a container image digest asserted by the caller.
+
+    Returns:
+        The Markdown text, ending in one newline.
+    """
+    r = _Results(recorded)
+    lines = [
+        f"# Review notes (draft): `{_text(r.result.get('protocol'))}`", "",
+        "Drafted by `ablation notes` from one results file, for the independent reviewer. Every figure below is "
+        "recorded in, or computed exactly from, that file. Nothing here is an adoption decision.", "",
+        *_digests(r, results_sha256, bundle_sha256, image_digest), "",
+        *_repositories(r), "",
+        *_populations(r), "",
+        *_per_repository(r), "",
+        *_gates(r), "",
+        *_staleness(r), "",
+        *_structural(r), "",
+        *_costs(r), "",
+        *_limitations(), "",
+        *_decision(),
+    ]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        msg = f"cannot read {what} {path!r}: {exc.strerror or exc}"
+        raise UsageError(msg) from None
+
+
+def render_notes(*, results_path: str, bundle_path: str | None = None, image_digest: str | None = None) -> str:
+    """Read a results file (and the bundle it was archived in) and draft the review notes.
+
+    Args:
+        results_path: the results file written by ``ablation run``.
+        bundle_path: the evidence bundle; its ``results.json`` must be the same bytes.
+        image_digest: a container image digest to cite, marked as asserted.
+
+    Raises:
+        UsageError: an unreadable file, or a file that is not an ablation results file (exit 2).
+        IntegrityError: the bundle is unreadable or holds another results file (exit 3).
+
+    Side effects: reads the files.
+    """
+    from ablation.archive import read_bundle  # noqa: PLC0415 - only needed with --bundle
+
+    data = _read(results_path, "results file")
+    try:
+        recorded = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        msg = f"results file {results_path!r} is not JSON ({exc})"
+        raise UsageError(msg) from None
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("result"), dict) or "gateAssessment" not in recorded:
+        msg = f"results file {results_path!r} is not an ablation results file (no result and gateAssessment)"
+        raise UsageError(msg)
+    bundle_sha = None
+    if bundle_path is not None:
+        bundle = _read(bundle_path, "bundle")
+        bundle_sha = sha256_hex(bundle)
+        contents = read_bundle(bundle)
+        if contents.files.get("results.json") != data:
+            msg = f"{contents.top}/results.json: the bundle {bundle_path!r} holds another results file than {results_path!r}"
+            raise IntegrityError(msg)
+    return build_notes(recorded, results_sha256=sha256_hex(data), bundle_sha256=bundle_sha, image_digest=image_digest)
