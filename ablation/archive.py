@@ -48,7 +48,7 @@ from ablation.canonical import sha256_hex
 from ablation.errors import InputRejected, IntegrityError, OutputRefused, RejectedInput, UsageError
 from ablation.output import dumps, refuse_existing, render_output, write_exclusive
 from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES, Evaluation, evaluate, load_input
-from ablation.strictjson import child, decode_utf8, parse_text
+from ablation.strictjson import Violation, child, decode_utf8, parse_text
 
 __all__ = [
     "INDEX",
@@ -198,7 +198,21 @@ def _entry(file: EvidenceFile) -> dict[str, object]:
     return {"path": file.path, "origin": file.origin, "encoding": file.encoding}
 
 
-def derive_evidence(document: object, *, input_sha256: str, input_member: str) -> tuple[tuple[EvidenceFile, ...], bytes]:
+def _broken(segments: tuple[str | int, ...], violations: Sequence[Violation]) -> Violation | None:
+    """The first strictness violation at ``segments`` or at one of its ancestors.
+
+    There the parsed value is not the input's exact string: a lone surrogate
+    was replaced, or a duplicated member makes "the" value ambiguous (SPEC §2.4).
+    """
+    for v in violations:
+        if v.path == segments[: len(v.path)]:
+            return v
+    return None
+
+
+def derive_evidence(
+    document: object, *, input_sha256: str, input_member: str, violations: Sequence[Violation] = ()
+) -> tuple[tuple[EvidenceFile, ...], bytes]:
     """Every raw owner artifact of a parsed input as bundle files, and ``evidence/index.json``.
 
     Repository ``r`` gives ``evidence/repositories/<r>/source-list.json`` (the
@@ -213,6 +227,10 @@ def derive_evidence(document: object, *, input_sha256: str, input_member: str) -
 
     Args:
         document: the parsed input (already admitted by validation).
+        violations: the strictness violations the parser recorded (only
+            inside structural bundles for an admitted input); a raw string at
+            or below one is not extracted, because the parsed value is not its
+            exact text.
         input_sha256: bare hex SHA-256 of the input's JSON bytes.
         input_member: the input's path in the bundle, ``input/<name>``.
 
@@ -270,6 +288,10 @@ def derive_evidence(document: object, *, input_sha256: str, input_member: str) -
                     missing.append({"origin": origin, "reason": why_raw})
                     continue
                 value, why = _follow(raw, (member,), f"{base}/" + "/".join(_RAW_EVIDENCE))
+                broken = _broken(("cases", c, *_RAW_EVIDENCE, member), violations)
+                if why is None and broken is not None:
+                    why = (f"the input breaks {broken.rule} at {broken.pointer} ({broken.expected}), "
+                           "so it holds no exact string here")  # fmt: skip
                 data, why2 = (None, why) if why else _extract(value, "utf-8")
                 if data is None:
                     missing.append({"origin": origin, "reason": why if why else f"{origin} {why2}"})
@@ -740,8 +762,10 @@ def create_bundle(
     evaluation = evaluate(loaded.data)
     _require_recomputed(results, recorded, evaluation, shown)
     input_member = f"input/{input_name}"
-    document = parse_text(decode_utf8(loaded.data)).value
-    evidence, index = derive_evidence(document, input_sha256=loaded.sha256, input_member=input_member)
+    parsed = parse_text(decode_utf8(loaded.data))
+    evidence, index = derive_evidence(
+        parsed.value, input_sha256=loaded.sha256, input_member=input_member, violations=parsed.violations
+    )
     files: dict[str, bytes] = {
         input_member: as_given,
         "results.json": results,
@@ -1074,9 +1098,10 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
     Steps (PRODUCT.md "Evidence bundle"):
 
     1. Read the bundle in memory (:func:`read_bundle`: names, member types,
-       one top folder, duplicates, sizes); folder entries match the files.
+       one top folder, duplicates, sizes).
     2. ``SHA256SUMS`` lists exactly the regular files other than itself and
-       the signature, and every digest matches.
+       the signature, and every digest matches; folder entries are exactly the
+       folders of those files.
     3. The signature, when a public key is given (a signature without a key is
        reported as unchecked; a key without a signature fails).
     4. The layout: one ``input/`` file, ``results.json``, ``identity.json``,
@@ -1111,7 +1136,6 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
     if _TOP_RE.fullmatch(top) is None:
         msg = f"{_shown(top)}: the top folder is not named ablation-bundle-<12 hex digits>"
         raise IntegrityError(msg)
-    _check_folders(contents)
     checks.append("tar stream read in memory: no absolute name, '..', link, device or duplicate; "
                   "one top folder; sizes within 1 GiB per member and 4 GiB in all")  # fmt: skip
     # (2)
@@ -1130,6 +1154,7 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
         if actual != digest:
             msg = f"{top}/{path}: sha256 {actual} does not match {SUMS} ({digest})"
             raise IntegrityError(msg)
+    _check_folders(contents)
     checks.append(f"{SUMS} lists exactly the {len(listed)} files present (besides itself and the signature), "
                   "and every SHA-256 matches")  # fmt: skip
     # (3)
@@ -1186,8 +1211,10 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
         first = str(exc).splitlines()[0]
         msg = f"{top}/{input_member}: does not validate in the current environment: {first}"
         raise IntegrityError(msg) from None
-    document = parse_text(decode_utf8(input_data)).value
-    evidence, index = derive_evidence(document, input_sha256=input_sha, input_member=input_member)
+    parsed = parse_text(decode_utf8(input_data))
+    evidence, index = derive_evidence(
+        parsed.value, input_sha256=input_sha, input_member=input_member, violations=parsed.violations
+    )
     if files.get(INDEX) != index:
         msg = f"{top}/{INDEX}: differs from the index derived from the bundled input"
         raise IntegrityError(msg)

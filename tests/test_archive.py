@@ -1,0 +1,646 @@
+"""The evidence bundle: determinism, refusals, the tamper suite, keys and signatures (issue 5).
+
+Inputs come from the project's builder (SPEC §11.1's valid-minimal input, with
+valid structural bundles) or, without it, from SPEC §11.1's conformance copy in
+``../shared``; the realistic real-repository input is read from ``../shared``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ablation import archive
+from ablation.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+REALISTIC = SHARED / "inputs" / "realistic.json.gz"
+MINIMAL_COPY = SHARED / "conformance" / "accept-json-trailing-whitespace" / "input.json"
+
+Member = tuple[tarfile.TarInfo, bytes | None]
+
+
+def _minimal_bytes() -> bytes:
+    try:
+        import builder  # noqa: PLC0415 - the project's fixture builder, beside this file
+
+        return builder.dumps(builder.valid_minimal())
+    except (ImportError, AttributeError):
+        if not MINIMAL_COPY.is_file():
+            pytest.skip(f"neither tests/builder.py nor {MINIMAL_COPY} is available")
+        return MINIMAL_COPY.read_bytes()
+
+
+def _cli(*args: object) -> int:
+    return main([str(a) for a in args])
+
+
+@pytest.fixture(autouse=True)
+def _no_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+
+
+@pytest.fixture(scope="session")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A prepared input, its results file and extra evidence (one file, one folder)."""
+    folder = tmp_path_factory.mktemp("run")
+    (folder / "prepared.json").write_bytes(_minimal_bytes())
+    assert _cli("run", "--input", folder / "prepared.json", "--output", folder / "results.json") == 0
+    (folder / "notes.txt").write_text("operator notes\n", encoding="utf-8")
+    logs = folder / "logs"
+    (logs / "b").mkdir(parents=True)
+    (logs / "a.log").write_bytes(b"first\n")
+    (logs / "b" / "c.log").write_bytes(b"\x00binary\xff")
+    return folder
+
+
+def _archive(run_dir: Path, bundle: Path, *extra: object) -> int:
+    return _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+                "--bundle", bundle, "--evidence", run_dir / "notes.txt", "--evidence", run_dir / "logs", *extra)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def bundle(run_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("bundle") / "bundle.tar.gz"
+    os.environ.pop("SOURCE_DATE_EPOCH", None)
+    assert _archive(run_dir, path) == 0
+    return path
+
+
+@pytest.fixture(scope="session")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """(private key, its public key, an unrelated public key)."""
+    folder = tmp_path_factory.mktemp("keys")
+    assert _cli("keygen", "--private-key", folder / "k.pem", "--public-key", folder / "k.pub") == 0
+    assert _cli("keygen", "--private-key", folder / "other.pem", "--public-key", folder / "other.pub") == 0
+    return folder / "k.pem", folder / "k.pub", folder / "other.pub"
+
+
+@pytest.fixture(scope="session")
+def signed_bundle(run_dir: Path, keys: tuple[Path, Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("signed") / "signed.tar.gz"
+    assert _archive(run_dir, path, "--sign-key", keys[0]) == 0
+    return path
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# ------------------------------------------------------------------ the bundle
+
+
+def test_archive_writes_the_layout_of_product_md(bundle: Path, run_dir: Path) -> None:
+    top = archive.top_folder(hashlib.sha256((run_dir / "prepared.json").read_bytes()).hexdigest())
+    with tarfile.open(bundle, "r:gz") as tar:
+        names = tar.getnames()
+        files = {m.name[len(top) + 1 :]: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+    assert names[0] == top
+    assert files["input/prepared.json"] == (run_dir / "prepared.json").read_bytes()
+    assert files["results.json"] == (run_dir / "results.json").read_bytes()
+    assert files["extra/notes.txt"] == b"operator notes\n"
+    assert files["extra/logs/a.log"] == b"first\n"
+    assert files["extra/logs/b/c.log"] == b"\x00binary\xff"
+    document = json.loads(files["input/prepared.json"])
+    raw = document["cases"][0]["structuralEvidence"]["executionObservation"]["rawEvidence"]
+    assert files["evidence/cases/0000/sci-request.json"] == raw["requestJson"].encode()
+    assert files["evidence/cases/0000/sci-receipt.json"] == raw["receiptJson"].encode()
+    assert files["evidence/cases/0000/sci-stdout.txt"] == raw["stdout"].encode()
+    assert files["evidence/cases/0000/sci-stderr.txt"] == raw["stderr"].encode()
+    assert files["evidence/repositories/0000/source-list.json"] == (
+        document["repositories"][0]["sourceListArtifact"]["rawJson"].encode()
+    )
+    index = json.loads(files["evidence/index.json"])
+    assert index["cases"][9]["folder"] == "evidence/cases/0009"
+    assert index["cases"][9]["caseId"] == document["cases"][9]["id"]
+    assert index["summary"]["casesWithExtractedSciEvidence"] == len(document["cases"])
+    sums = files["SHA256SUMS"].decode().splitlines()
+    listed = [line.split("  ", 1)[1] for line in sums]
+    assert listed == sorted(set(files) - {"SHA256SUMS"}, key=lambda p: p.encode())
+    for line in sums:
+        digest, path = line.split("  ", 1)
+        assert hashlib.sha256(files[path]).hexdigest() == digest
+    assert json.loads(files["identity.json"])["identityDigest"].startswith("sha256:")
+
+
+def test_archive_headers_are_deterministic(bundle: Path) -> None:
+    data = bundle.read_bytes()
+    assert data[:4] == b"\x1f\x8b\x08\x00"  # gzip, deflate, no FNAME/FEXTRA/FCOMMENT flags
+    assert data[4:8] == b"\0\0\0\0"  # gzip mtime 0
+    with tarfile.open(bundle, "r:gz") as tar:
+        members = tar.getmembers()
+        assert not tar.pax_headers
+    names = [m.name for m in members]
+    assert names == sorted(names, key=lambda n: n.encode())
+    for m in members:
+        assert (m.mtime, m.uid, m.gid, m.uname, m.gname) == (0, 0, 0, "", "")
+        assert not m.pax_headers
+        assert (m.isdir() and m.mode == 0o755) or (m.isfile() and m.mode == 0o644)
+    folders = {m.name for m in members if m.isdir()}
+    for m in members:
+        if m.isfile():
+            assert m.name.rsplit("/", 1)[0] in folders
+
+
+def test_archive_twice_gives_the_same_bytes(bundle: Path, run_dir: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again.tar.gz"
+    assert _archive(run_dir, again) == 0
+    assert _sha(again) == _sha(bundle)
+
+
+def test_archive_is_independent_of_cwd_and_umask(bundle: Path, run_dir: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
+    env["PYTHONPATH"] = str(REPO)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    relative = os.path.relpath(run_dir, elsewhere)
+    completed = subprocess.run(
+        [sys.executable, "-m", "ablation", "archive", "--input", f"{relative}/prepared.json",
+         "--results", f"{relative}/results.json", "--bundle", "out.tar.gz",
+         "--evidence", f"{relative}/notes.txt", "--evidence", f"{relative}/logs/"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, check=False,
+        preexec_fn=lambda: os.umask(0o077),  # noqa: PLW1509 - the test is about the umask
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    assert _sha(elsewhere / "out.tar.gz") == _sha(bundle)
+    assert completed.stdout == f"{_sha(bundle)}  out.tar.gz\n"
+
+
+def test_source_date_epoch_sets_every_mtime(run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    path = tmp_path / "dated.tar.gz"
+    assert _archive(run_dir, path) == 0
+    with tarfile.open(path, "r:gz") as tar:
+        assert {m.mtime for m in tar} == {1700000000}
+    assert _cli("verify-archive", path) == 0
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    capsys.readouterr()
+    assert _archive(run_dir, tmp_path / "bad.tar.gz") == 2
+    assert "SOURCE_DATE_EPOCH" in capsys.readouterr().err
+
+
+def test_untouched_bundle_verifies(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli("verify-archive", bundle) == 0
+    out = capsys.readouterr().out
+    assert f"bundle sha256          {_sha(bundle)}" in out
+    assert "result and gateAssessment recomputed here equal results.json byte-for-byte" in out
+    assert "identity: identity.json equals the current evaluator identity" in out
+    assert "signature: none" in out
+
+
+# ------------------------------------------------------------------- refusals
+
+
+def test_archive_refuses_an_existing_bundle(bundle: Path, run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = _sha(bundle)
+    assert _archive(run_dir, bundle) == 5
+    assert "already exists" in capsys.readouterr().err
+    assert _sha(bundle) == before
+
+
+def test_archive_refuses_results_of_another_input(run_dir: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    results["inputSha256"] = "0" * 64
+    other = tmp_path / "other-results.json"
+    other.write_text(json.dumps(results), encoding="utf-8")
+    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", other, "--bundle", tmp_path / "b.tar.gz")
+    assert code == 3
+    assert "inputSha256 0000" in capsys.readouterr().err
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
+def test_archive_refuses_results_that_differ_from_the_recomputation(run_dir: Path, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    text = (run_dir / "results.json").read_text(encoding="utf-8")
+    assert '"numericGatesPassed": false' in text
+    changed = tmp_path / "changed.json"
+    changed.write_text(text.replace('"numericGatesPassed": false', '"numericGatesPassed": true'), encoding="utf-8")
+    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", changed, "--bundle", tmp_path / "b.tar.gz")
+    assert code == 3
+    assert "gateAssessment differs from the recomputation at /gateAssessment/numericGatesPassed" in capsys.readouterr().err
+
+
+def test_archive_refuses_an_input_that_does_not_validate(run_dir: Path, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    broken = (run_dir / "prepared.json").read_bytes().replace(b'"protocol": "pi-', b'"protocol": "xx-', 1)
+    (tmp_path / "broken.json").write_bytes(broken)
+    results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    results["inputSha256"] = hashlib.sha256(broken).hexdigest()
+    (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    code = _cli("archive", "--input", tmp_path / "broken.json", "--results", tmp_path / "results.json",
+                "--bundle", tmp_path / "b.tar.gz")  # fmt: skip
+    assert code == 4
+    assert "TOP-14" in capsys.readouterr().err
+
+
+def test_archive_refuses_an_unreadable_evidence_path(run_dir: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+                "--bundle", tmp_path / "b.tar.gz", "--evidence", tmp_path / "missing")  # fmt: skip
+    assert code == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_archive_refuses_symlinks_inside_an_evidence_folder(run_dir: Path, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    folder = tmp_path / "ev"
+    folder.mkdir()
+    (folder / "link").symlink_to("/etc/hostname")
+    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+                "--bundle", tmp_path / "b.tar.gz", "--evidence", folder)  # fmt: skip
+    assert code == 2
+    assert "symbolic link 'link'" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- tamper suite
+
+
+def _read_members(path: Path) -> list[Member]:
+    with tarfile.open(path, "r:gz") as tar:
+        return [(m, tar.extractfile(m).read() if m.isfile() else None) for m in tar]  # type: ignore[union-attr]
+
+
+def _write_members(path: Path, members: list[Member]) -> None:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+    path.write_bytes(gzip.compress(raw.getvalue(), mtime=0))
+
+
+def _top(members: list[Member]) -> str:
+    return members[0][0].name
+
+
+def _find(members: list[Member], rel: str) -> int:
+    top = _top(members)
+    for k, (info, _) in enumerate(members):
+        if info.name == f"{top}/{rel}":
+            return k
+    raise AssertionError(rel)
+
+
+def _flip(data: bytes) -> bytes:
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0x01]) + data[middle + 1 :]
+
+
+def _changed_byte(rel: str) -> Callable[[list[Member]], None]:
+    def tamper(members: list[Member]) -> None:
+        k = _find(members, rel)
+        info, data = members[k]
+        members[k] = (info, _flip(data))  # type: ignore[arg-type]
+
+    return tamper
+
+
+def _set_sums(members: list[Member], rel: str, data: bytes) -> None:
+    """Replace ``rel``'s content and its SHA256SUMS line, as a careful forger would."""
+    k = _find(members, rel)
+    members[k] = (members[k][0], data)
+    s = _find(members, "SHA256SUMS")
+    lines = []
+    for line in members[s][1].decode().splitlines():  # type: ignore[union-attr]
+        digest, path = line.split("  ", 1)
+        lines.append(f"{hashlib.sha256(data).hexdigest() if path == rel else digest}  {path}")
+    members[s] = (members[s][0], ("\n".join(lines) + "\n").encode())
+
+
+def _consistent(rel: str, change: Callable[[bytes], bytes]) -> Callable[[list[Member]], None]:
+    def tamper(members: list[Member]) -> None:
+        _set_sums(members, rel, change(members[_find(members, rel)][1]))  # type: ignore[arg-type]
+
+    return tamper
+
+
+def _sums_line(members: list[Member]) -> None:
+    s = _find(members, "SHA256SUMS")
+    lines = members[s][1].decode().splitlines()  # type: ignore[union-attr]
+    digest, path = lines[0].split("  ", 1)
+    lines[0] = f"{'0' if digest[0] != '0' else '1'}{digest[1:]}  {path}"
+    members[s] = (members[s][0], ("\n".join(lines) + "\n").encode())
+
+
+def _missing(members: list[Member]) -> None:
+    del members[_find(members, "extra/notes.txt")]
+
+
+def _extra_file(members: list[Member]) -> None:
+    info = tarfile.TarInfo(f"{_top(members)}/extra/smuggled.txt")
+    members.insert(_find(members, "extra/notes.txt"), (info, b"not listed\n"))
+
+
+def _renamed(members: list[Member]) -> None:
+    k = _find(members, "extra/notes.txt")
+    members[k][0].name = f"{_top(members)}/extra/renamed.txt"
+
+
+def _special(kind: bytes, name: str = "extra/special", linkname: str = "") -> Callable[[list[Member]], None]:
+    def tamper(members: list[Member]) -> None:
+        info = tarfile.TarInfo(f"{_top(members)}/{name}")
+        info.type = kind
+        info.linkname = linkname
+        members.append((info, None))
+
+    return tamper
+
+
+def _named(name: Callable[[str], str]) -> Callable[[list[Member]], None]:
+    def tamper(members: list[Member]) -> None:
+        members.append((tarfile.TarInfo(name(_top(members))), b"x\n"))
+
+    return tamper
+
+
+def _duplicate(members: list[Member]) -> None:
+    k = _find(members, "results.json")
+    members.append((members[k][0], members[k][1]))
+
+
+def _results_metric(data: bytes) -> bytes:
+    text = data.decode()
+    assert '"hits": ' in text
+    return text.replace('"hits": ', '"hits": 1', 1).encode()
+
+
+TAMPERS: dict[str, tuple[Callable[[list[Member]], None], str]] = {
+    "input byte": (_changed_byte("input/prepared.json"), "input/prepared.json: sha256"),
+    "results byte": (_changed_byte("results.json"), "results.json: sha256"),
+    "identity byte": (_changed_byte("identity.json"), "identity.json: sha256"),
+    "index byte": (_changed_byte("evidence/index.json"), "evidence/index.json: sha256"),
+    "source-list evidence byte": (_changed_byte("evidence/repositories/0000/source-list.json"),
+                                  "evidence/repositories/0000/source-list.json: sha256"),
+    "git evidence byte": (_changed_byte("evidence/repositories/0000/git-ls-files-stage.bin"),
+                          "evidence/repositories/0000/git-ls-files-stage.bin: sha256"),
+    "sci receipt byte": (_changed_byte("evidence/cases/0003/sci-receipt.json"),
+                         "evidence/cases/0003/sci-receipt.json: sha256"),
+    "extra file byte": (_changed_byte("extra/logs/a.log"), "extra/logs/a.log: sha256"),
+    "SHA256SUMS line": (_sums_line, "does not match SHA256SUMS"),
+    "SHA256SUMS byte": (_changed_byte("SHA256SUMS"), "SHA256SUMS"),
+    "missing file": (_missing, "extra/notes.txt: listed in SHA256SUMS but missing"),
+    "extra file": (_extra_file, "extra/smuggled.txt: in the bundle but not listed in SHA256SUMS"),
+    "renamed file": (_renamed, "extra/renamed.txt: in the bundle but not listed in SHA256SUMS"),
+    "symlink member": (_special(tarfile.SYMTYPE, linkname="/etc/passwd"), "extra/special: a symbolic link"),
+    "hard link member": (_special(tarfile.LNKTYPE, linkname="x"), "extra/special: a hard link"),
+    "device member": (_special(tarfile.CHRTYPE), "extra/special: a character device"),
+    "fifo member": (_special(tarfile.FIFOTYPE), "extra/special: a fifo"),
+    "dot-dot name": (_named(lambda top: f"{top}/../escape.txt"), "/../escape.txt: a member name with a '..' segment"),
+    "leading dot-dot name": (_named(lambda top: "../escape.txt"), "../escape.txt: a member name with a '..' segment"),
+    "absolute name": (_named(lambda top: "/etc/escape.txt"), "/etc/escape.txt: an absolute member name"),
+    "outside the top folder": (_named(lambda top: "elsewhere.txt"), "elsewhere.txt: outside the single top folder"),
+    "duplicate name": (_duplicate, "results.json: duplicate member name"),
+    "evidence file with its sum": (_consistent("evidence/cases/0002/sci-stdout.txt", _flip),
+                                   "evidence/cases/0002/sci-stdout.txt: differs from /cases/2/structuralEvidence"),
+    "index with its sum": (_consistent("evidence/index.json", lambda d: d.replace(b'"dspx"', b'"dspy"') + b" "),
+                           "evidence/index.json: differs from the index derived"),
+    "results with its sum": (_consistent("results.json", _results_metric),
+                             "results.json: result differs from the recomputation at /result/cases/0/arms/paths/metrics/hits"),
+    "input with its sum": (_consistent("input/prepared.json", lambda d: d + b"\n"),
+                           "results.json: inputSha256"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(TAMPERS), ids=list(TAMPERS))
+def test_tampered_bundle_fails_naming_the_member(name: str, bundle: Path, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    tamper, expected = TAMPERS[name]
+    members = _read_members(bundle)
+    tamper(members)
+    path = tmp_path / "tampered.tar.gz"
+    _write_members(path, members)
+    capsys.readouterr()
+    assert _cli("verify-archive", path) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("ablation: ")
+    assert expected in err, err
+    assert err.count("\n") == 1
+
+
+def test_rewritten_but_untouched_bundle_still_verifies(bundle: Path, tmp_path: Path) -> None:
+    """The tamper helper itself changes nothing that verification cares about."""
+    path = tmp_path / "rewritten.tar.gz"
+    _write_members(path, _read_members(bundle))
+    assert _cli("verify-archive", path) == 0
+
+
+def test_changed_identity_is_reported_not_an_error(bundle: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    members = _read_members(bundle)
+    identity = json.loads(members[_find(members, "identity.json")][1])  # type: ignore[arg-type]
+    identity["measured"]["platform"]["machine"] = "pdp-11"
+    _set_sums(members, "identity.json", (json.dumps(identity, indent=2) + "\n").encode())
+    path = tmp_path / "other-identity.tar.gz"
+    _write_members(path, members)
+    capsys.readouterr()
+    assert _cli("verify-archive", path) == 0
+    out = capsys.readouterr().out
+    assert "identity: identity.json DIFFERS from the current evaluator identity at /measured/platform/machine" in out
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"not gzip at all", "bundle: not a readable gzip stream"),
+        (gzip.compress(b"not a tar archive" * 100, mtime=0), "bundle: "),
+        (b"", "bundle: "),
+    ],
+    ids=["not-gzip", "not-tar", "empty-file"],
+)
+def test_unreadable_bundle_fails_with_integrity_error(data: bytes, expected: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    path = tmp_path / "junk.tar.gz"
+    path.write_bytes(data)
+    assert _cli("verify-archive", path) == 3
+    assert expected in capsys.readouterr().err
+
+
+def test_truncated_bundle_fails(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = gzip.decompress(bundle.read_bytes())
+    path = tmp_path / "truncated.tar.gz"
+    path.write_bytes(gzip.compress(raw[: len(raw) // 2], mtime=0))
+    assert _cli("verify-archive", path) == 3
+    assert "ablation: " in capsys.readouterr().err
+
+
+def test_appended_garbage_after_the_tar_fails(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = gzip.decompress(bundle.read_bytes())
+    path = tmp_path / "appended.tar.gz"
+    path.write_bytes(gzip.compress(raw + b"garbage" + b"\0" * 505, mtime=0))
+    assert _cli("verify-archive", path) == 3
+    assert "not a tar header" in capsys.readouterr().err
+
+
+def test_oversize_member_is_rejected_before_reading(monkeypatch: pytest.MonkeyPatch, bundle: Path, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    monkeypatch.setattr(archive, "MAX_MEMBER_BYTES", 100)
+    assert _cli("verify-archive", bundle) == 3
+    assert "over the 1 GiB member limit" in capsys.readouterr().err
+
+
+def test_verify_archive_missing_file_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli("verify-archive", tmp_path / "nope.tar.gz") == 2
+    assert "cannot read bundle" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ keys, signatures
+
+
+def test_keygen_writes_pem_files_and_refuses_existing(keys: tuple[Path, Path, Path], tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    private, public, _ = keys
+    assert private.read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----\n")
+    assert public.read_bytes().startswith(b"-----BEGIN PUBLIC KEY-----\n")
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    before = private.read_bytes()
+    assert _cli("keygen", "--private-key", private, "--public-key", tmp_path / "new.pub") == 5
+    assert private.read_bytes() == before
+    assert not (tmp_path / "new.pub").exists()
+    assert "already exists" in capsys.readouterr().err
+    assert _cli("keygen", "--private-key", tmp_path / "new.pem", "--public-key", public) == 5
+    assert not (tmp_path / "new.pem").exists()
+
+
+def test_signed_bundle_verifies_with_its_key(signed_bundle: Path, keys: tuple[Path, Path, Path],
+                                             capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    with tarfile.open(signed_bundle, "r:gz") as tar:
+        sig = [m for m in tar if m.name.endswith("/SHA256SUMS.sig")]
+    assert len(sig) == 1
+    assert sig[0].size == 64
+    capsys.readouterr()
+    assert _cli("verify-archive", signed_bundle, "--public-key", keys[1]) == 0
+    assert "signature: SHA256SUMS.sig verified with public key sha256:" in capsys.readouterr().out
+
+
+def test_signed_bundle_without_key_is_reported_unchecked(signed_bundle: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert _cli("verify-archive", signed_bundle) == 0
+    assert "SHA256SUMS.sig present but NOT checked" in capsys.readouterr().out
+
+
+def test_signed_bundle_fails_with_another_key(signed_bundle: Path, keys: tuple[Path, Path, Path],
+                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert _cli("verify-archive", signed_bundle, "--public-key", keys[2]) == 3
+    assert "SHA256SUMS.sig: not a valid signature over SHA256SUMS" in capsys.readouterr().err
+
+
+def test_signature_over_other_content_fails(signed_bundle: Path, keys: tuple[Path, Path, Path], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+
+    key = serialization.load_pem_private_key(keys[0].read_bytes(), password=None)
+    members = _read_members(signed_bundle)
+    k = _find(members, "SHA256SUMS.sig")
+    members[k] = (members[k][0], key.sign(b"some other SHA256SUMS\n"))  # type: ignore[union-attr]
+    path = tmp_path / "resigned.tar.gz"
+    _write_members(path, members)
+    capsys.readouterr()
+    assert _cli("verify-archive", path, "--public-key", keys[1]) == 3
+    assert "SHA256SUMS.sig: not a valid signature over SHA256SUMS" in capsys.readouterr().err
+
+
+def test_unsigned_bundle_fails_when_a_key_is_given(bundle: Path, keys: tuple[Path, Path, Path],
+                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert _cli("verify-archive", bundle, "--public-key", keys[1]) == 3
+    assert "SHA256SUMS.sig: missing, but a public key was given" in capsys.readouterr().err
+
+
+def test_sign_key_must_be_an_ed25519_private_key(run_dir: Path, keys: tuple[Path, Path, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    code = _archive(run_dir, tmp_path / "b.tar.gz", "--sign-key", keys[1])
+    assert code == 2
+    assert "not an unencrypted PEM private key" in capsys.readouterr().err
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
+# ------------------------------------------------------------- raw evidence
+
+
+def test_raw_strings_that_are_not_strings_are_listed_not_extracted(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    builder = pytest.importorskip("builder", reason="needs tests/builder.py to shape bundle defects")
+    document = builder.valid_minimal()
+    raw = lambda c: document["cases"][c]["structuralEvidence"]["executionObservation"]["rawEvidence"]  # noqa: E731
+    raw(0)["stdout"] = 5
+    document["cases"][1]["structuralEvidence"] = None
+    raw(2)["stderr"] = "LONE-SURROGATE"
+    raw(3)["stdout"] = "DUPLICATE"
+    data = builder.dumps(document).replace(b'"LONE-SURROGATE"', b'"\\ud800"')
+    data = data.replace(b'"stdout": "DUPLICATE"', b'"stdout": "one", "stdout": "two"')
+    (tmp_path / "in.json").write_bytes(data)
+    assert _cli("run", "--input", tmp_path / "in.json", "--output", tmp_path / "out.json") == 0
+    assert _cli("archive", "--input", tmp_path / "in.json", "--results", tmp_path / "out.json",
+                "--bundle", tmp_path / "b.tar.gz") == 0  # fmt: skip
+    assert _cli("verify-archive", tmp_path / "b.tar.gz") == 0
+    members = {info.name.split("/", 1)[1]: data for info, data in _read_members(tmp_path / "b.tar.gz") if data is not None}
+    index = json.loads(members["evidence/index.json"])
+    assert "evidence/cases/0000/sci-stdout.txt" not in members
+    assert "evidence/cases/0000/sci-receipt.json" in members
+    assert index["cases"][0]["notExtracted"] == [{
+        "origin": "/cases/0/structuralEvidence/executionObservation/rawEvidence/stdout",
+        "reason": "/cases/0/structuralEvidence/executionObservation/rawEvidence/stdout is a number, not a string",
+    }]  # fmt: skip
+    assert index["cases"][1]["structuralEvidence"] == "null"
+    assert index["cases"][1]["folder"] is None
+    assert not any(name.startswith("evidence/cases/0001/") for name in members)
+    assert "the input breaks TOP-10 at /cases/2/structuralEvidence/executionObservation/rawEvidence/stderr" in (
+        index["cases"][2]["notExtracted"][0]["reason"]
+    )
+    assert "evidence/cases/0002/sci-stderr.txt" not in members
+    assert index["cases"][3]["notExtracted"][0]["reason"].startswith(
+        "the input breaks TOP-6 at /cases/3/structuralEvidence/executionObservation/rawEvidence/stdout"
+    )
+    assert "evidence/cases/0003/sci-stdout.txt" not in members
+    assert "evidence/cases/0003/sci-request.json" in members
+
+
+def test_realistic_input_archives_deterministically(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if not REALISTIC.is_file():
+        pytest.skip(f"{REALISTIC} is not available (../shared is absent)")
+    results = tmp_path / "results.json"
+    assert _cli("run", "--input", REALISTIC, "--input-sha256",
+                "5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa", "--output", results) == 0  # fmt: skip
+    for name in ("one.tar.gz", "two.tar.gz"):
+        assert _cli("archive", "--input", REALISTIC, "--results", results, "--bundle", tmp_path / name) == 0
+    assert _sha(tmp_path / "one.tar.gz") == _sha(tmp_path / "two.tar.gz")
+    capsys.readouterr()
+    assert _cli("verify-archive", tmp_path / "one.tar.gz") == 0
+    out = capsys.readouterr().out
+    assert "input                  input/realistic.json.gz" in out
+    assert "input sha256           5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa" in out
+    members = {info.name.split("/", 1)[1]: data for info, data in _read_members(tmp_path / "one.tar.gz") if data is not None}
+    assert _read_members(tmp_path / "one.tar.gz")[0][0].name == "ablation-bundle-5e61f30b5cc0"
+    index = json.loads(members["evidence/index.json"])
+    assert index["summary"]["casesWithNullStructuralEvidence"] == 30
+    assert index["summary"]["caseFileCount"] == 0
+    assert not any(name.startswith("evidence/cases/") for name in members)
+    assert sorted(n for n in members if n.startswith("evidence/repositories/")) == [
+        f"evidence/repositories/{r:04d}/{f}" for r in range(3) for f in ("git-ls-files-stage.bin", "source-list.json")
+    ]
+
+
+def test_pad_width_grows_with_the_array() -> None:
+    files, index = archive.derive_evidence(
+        {"repositories": [], "cases": [{"id": str(k), "repositoryId": "r", "structuralEvidence": None} for k in range(10_001)]},
+        input_sha256="0" * 64, input_member="input/x.json",
+    )  # fmt: skip
+    assert files == ()
+    cases = json.loads(index)["cases"]
+    assert cases[10_000]["notExtracted"][0]["origin"] == "/cases/10000/structuralEvidence"
+    assert archive._pad_width(10_001) == 5  # noqa: SLF001
