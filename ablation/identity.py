@@ -460,9 +460,12 @@ def seal_package(package_dir: Path, lock: Path) -> Path:
     """Seal an installed package at build time: lock copy, bytecode, closure manifest.
 
     1. Remove an old manifest; copy ``lock`` into the package as :data:`LOCK_COPY`.
-    2. Compile every module to bytecode with hash-based invalidation
-       (``CHECKED_HASH``) and file names relative to the package's parent, so
-       the bytecode does not depend on the build time or the install folder.
+    2. Compile every module to bytecode with file names relative to the
+       package's parent and hash-based invalidation, so the bytecode depends
+       neither on the build time nor on the install folder. ``UNCHECKED_HASH``:
+       the interpreter runs this bytecode without re-reading the sources, so
+       what runs is what was sealed, and an edited source cannot change (or
+       break) the imports that precede the closure check, which then names it.
     3. Write :data:`CLOSURE_MANIFEST`: every file below the package with its
        SHA-256, sorted, the manifest itself excluded.
 
@@ -488,7 +491,7 @@ def seal_package(package_dir: Path, lock: Path) -> Path:
         quiet=1,
         force=True,
         stripdir=str(package_dir.parent),
-        invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
     )
     if not compiled:
         msg = f"closure: {package_dir.name} does not compile"

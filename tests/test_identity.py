@@ -270,6 +270,15 @@ def test_sealing_does_not_depend_on_the_install_folder(tmp_path: Path) -> None:
     assert (first / CLOSURE_MANIFEST).read_bytes() == (second / CLOSURE_MANIFEST).read_bytes()
 
 
+def test_sealed_bytecode_is_hash_based_and_never_rereads_the_source(sealed: Path) -> None:
+    pycs = sorted(sealed.rglob("*.pyc"))
+    sources = sorted(sealed.rglob("*.py"))
+    assert len(pycs) == len(sources)
+    for pyc in pycs:
+        flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
+        assert flags == 0b01, pyc  # hash-based, check_source off (PEP 552): UNCHECKED_HASH
+
+
 @pytest.mark.parametrize("file_name", ["canonical.py", "__pycache__/canonical.cpython-311.pyc", LOCK_COPY])
 def test_one_changed_byte_in_a_sealed_package_refuses(sealed: Path, file_name: str) -> None:
     target = next(sealed.glob(file_name.replace("cpython-311", "*")))
