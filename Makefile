@@ -53,6 +53,8 @@ EVIDENCE_ARGS := $(foreach e,$(EVIDENCE),-v "$(abspath $(e)):/evidence/$(notdir 
                  $(if $(SIGN_KEY),-v "$(abspath $(SIGN_KEY)):/keys/$(notdir $(SIGN_KEY)):ro")
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence /evidence/$(notdir $(e))) \
                $(if $(SIGN_KEY),--sign-key /keys/$(notdir $(SIGN_KEY)))
+# The command prints the container's path of the output; show the caller's.
+SHOW_OUTPUT := | sed -e 's\#  $(OUT)$$\#  $(OUTPUT)\#'
 ABLATION     = docker run --rm --network none --read-only --user "$$(id -u):$$(id -g)" \
                -e ABLATION_IMAGE_DIGEST="$$(docker image inspect --format '{{.Id}}' $(IMAGE))" \
                -v "$(abspath $(INPUT)):$(IN):ro" $(1) $(IMAGE)
@@ -62,6 +64,7 @@ IN          := $(INPUT)
 OUT         := $(OUTPUT)
 BUN         := $(BUNDLE)
 EVIDENCE_ARGS :=
+SHOW_OUTPUT :=
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence $(e)) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
 ABLATION     = PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/ablation
 else
@@ -115,7 +118,7 @@ run: $(RUN_DEPS) ## evaluate INPUT into OUTPUT (never overwrites; prints "<sha25
 	  echo "make run: to run again, remove it with 'make clean-out' (deletes out/), or write elsewhere: make run OUTPUT=out/another.results.json" >&2; \
 	  exit 1; fi
 	@mkdir -p "$(dir $(OUTPUT))"
-	$(call ABLATION,-v "$(abspath $(dir $(OUTPUT))):/out") run --input "$(IN)" $(HASH_FLAGS) --output "$(OUT)"
+	$(call ABLATION,-v "$(abspath $(dir $(OUTPUT))):/out") run --input "$(IN)" $(HASH_FLAGS) --output "$(OUT)" $(SHOW_OUTPUT)
 
 archive: $(RUN_DEPS) ## bundle INPUT, OUTPUT and the evidence into BUNDLE (.tar.gz; never overwrites)
 	@if [ ! -f "$(OUTPUT)" ]; then \
