@@ -85,6 +85,11 @@ def _approx(value: Fraction | None) -> str:
     return f"{exact} ({mark}{decimal})"
 
 
+def _repositories_text(n: int) -> str:
+    """``1 repository`` / ``2 repositories``."""
+    return f"{n} repository" if n == 1 else f"{n} repositories"
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -304,7 +309,7 @@ def _pairwise(r: _Results, treatment: str) -> list[str]:
                      "the population is empty and there is nothing to compare.")  # fmt: skip
         return lines
     macro = _MacroRates([b for b, _ in means]), _MacroRates([o for _, o in means])
-    rows.append(_pairwise_row(f"**equal-repository mean** ({len(means)} repositories)", *macro))
+    rows.append(_pairwise_row(f"**equal-repository mean** ({_repositories_text(len(means))})", *macro))
     lines += _table(
         ["Repository", "Cases", "Precision paths", f"Precision {treatment}", "Δ precision", "Recall paths",
          f"Recall {treatment}", "Unnecessary/case paths", f"Unnecessary/case {treatment}", "Unnecessary reduction",
@@ -358,7 +363,7 @@ def _all_four(r: _Results) -> list[str]:
         return lines
     for arm in _ARMS:
         macro = _MacroRates(by_arm[arm])
-        rows.append([f"**equal-repository mean** ({len(by_arm[arm])} repositories)", f"`{arm}`", str(macro.cases),
+        rows.append([f"**equal-repository mean** ({_repositories_text(len(by_arm[arm]))})", f"`{arm}`", str(macro.cases),
                      _approx(macro.precision), _approx(macro.recall), _approx(macro.unnecessary),
                      _approx(macro.omissions)])  # fmt: skip
     lines += _table(["Repository", "Arm", "Cases", "Precision", "Recall", "Unnecessary/case", "Omissions/case"], rows)
@@ -388,7 +393,8 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
         shown = ", ".join(_name(i) for i in ids) if isinstance(ids, list) and ids else "none"
         threshold = _exact(_measured_exact(_get(m, "threshold", "coverage")))
         count = _get(m, "eligibleRepositoryCount")
-        return (f"{count} repositories with coverage ≥ {threshold} ({shown})", str(count),
+        plain = _repositories_text(count) if isinstance(count, int) else str(count)
+        return (f"{plain} with coverage ≥ {threshold} ({shown})", str(count),
                 f"≥ {_get(m, 'threshold', 'repositories')}")  # fmt: skip
     if gate_id == "G2":
         counts = [_get(x, "caseCount") for x in _get(m, "casesPerRepository") or []]  # type: ignore[union-attr]

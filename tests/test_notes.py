@@ -1,0 +1,177 @@
+"""Review notes: the gate table of the realistic input, digests, determinism, the empty decision (issue 5)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from ablation import notes
+from ablation.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+REALISTIC = SHARED / "inputs" / "realistic.json.gz"
+REALISTIC_SHA256 = "5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa"
+MINIMAL_COPY = SHARED / "conformance" / "accept-json-trailing-whitespace" / "input.json"
+
+
+def _cli(*args: object) -> int:
+    return main([str(a) for a in args])
+
+
+@pytest.fixture(scope="session")
+def realistic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(results file, bundle) of the realistic real-repository input."""
+    if not REALISTIC.is_file():
+        pytest.skip(f"{REALISTIC} is not available (../shared is absent)")
+    folder = tmp_path_factory.mktemp("realistic")
+    results, bundle = folder / "results.json", folder / "bundle.tar.gz"
+    assert _cli("run", "--input", REALISTIC, "--input-sha256", REALISTIC_SHA256, "--output", results) == 0
+    assert _cli("archive", "--input", REALISTIC, "--results", results, "--bundle", bundle) == 0
+    return results, bundle
+
+
+@pytest.fixture(scope="session")
+def minimal_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Results of SPEC §11.1's input, whose cases all carry valid structural evidence."""
+    try:
+        import builder  # noqa: PLC0415
+
+        data = builder.dumps(builder.valid_minimal())
+    except (ImportError, AttributeError):
+        if not MINIMAL_COPY.is_file():
+            pytest.skip(f"neither tests/builder.py nor {MINIMAL_COPY} is available")
+        data = MINIMAL_COPY.read_bytes()
+    folder = tmp_path_factory.mktemp("minimal")
+    (folder / "in.json").write_bytes(data)
+    assert _cli("run", "--input", folder / "in.json", "--output", folder / "results.json") == 0
+    return folder / "results.json"
+
+
+def _notes(capsys: pytest.CaptureFixture[str], *args: object) -> str:
+    capsys.readouterr()
+    assert _cli("notes", *args) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    return captured.out
+
+
+def _rows(text: str, first_cell: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith(f"| {first_cell} |")]
+
+
+def test_gate_table_of_the_realistic_input(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    text = _notes(capsys, "--results", realistic[0])
+    assert _rows(text, "G4a") == [
+        "| G4a | `precision_delta` | delta 1/8 (paths 7/40, source_list 3/10) | 0.125 | ≥ 1/10 | pass | pass |"
+    ]
+    assert _rows(text, "G4b") == [
+        "| G4b | `unnecessary_reduction` | reduction 5/33 (paths 33/10, source_list 14/5) | 0.15151515151515152 "
+        "| ≥ 1/5 | fail | fail |"
+    ]
+    assert _rows(text, "G4c") == [
+        "| G4c | `omission_delta` | delta -1/2 (paths 23/20, source_list 13/20) | -0.5 | ≤ 0 | pass | pass |"
+    ]
+    assert _rows(text, "G1") == [
+        "| G1 | `eligible_repositories` | 2 repositories with coverage ≥ 3/5 (`dspx`, `engineering-core`) | 2 "
+        "| ≥ 3 | fail | fail |"
+    ]
+    assert _rows(text, "G8") == [
+        "| G8 | `independent_review` | owner decision: see the last section (empty until the reviewer completes it) "
+        "| — | review | — | requires_review |"
+    ]
+    gate_ids = [line.split(" | ")[0][2:] for line in text.splitlines() if re.match(r"\| G\d", line)]
+    assert gate_ids == ["G1", "G2", "G3", "G4a", "G4b", "G4c", "G5", "G6", "G7", "G8"]
+    assert "- Numeric gates (G1, G4a, G4b, G4c) all pass: **no**." in text
+
+
+def test_per_repository_table_and_populations(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    text = _notes(capsys, "--results", realistic[0])
+    assert (
+        "| **equal-repository mean** (2 repositories) | 20 | 7/40 (0.175) | 3/10 (0.3) | 1/8 (0.125) | 2/5 (0.4) "
+        "| 27/40 (0.675) | 33/10 (3.3) | 14/5 (2.8) | 5/33 (≈0.1515) | 23/20 (1.15) | 13/20 (0.65) |"
+    ) in text
+    assert "| `pi-extensions` | 0 | — | — | — | — | — | — | — | — | — | — |" in text
+    assert "| paths ∩ `source_list` | 2 | 2 | 20 | 20 | 2 |" in text
+    assert "| all four arms | 2 | 0 | 20 | 0 | 0 |" in text
+    assert "No case is available for both `paths` and `structural` (30 eligible cases)" in text
+    assert "| `pi-extensions` | 5 | 0 | 0 | ineligible control |" in text
+    assert "| `structural` | 30 | 0 | 30 |" in text
+    assert "| structural evidence invalid: SB-1 | 30 |" in text
+
+
+def test_digests_are_cited_and_the_image_digest_is_asserted(realistic: tuple[Path, Path],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    results, bundle = realistic
+    text = _notes(capsys, "--results", results, "--bundle", bundle, "--image-digest", "sha256:" + "ab" * 32)
+    recorded = json.loads(results.read_text(encoding="utf-8"))
+    assert f"`{REALISTIC_SHA256}` | pinned: the run was given this hash and it matched |" in text
+    assert f"| Results file (SHA-256 of its bytes) | `{hashlib.sha256(results.read_bytes()).hexdigest()}` |" in text
+    assert f"| Evidence bundle (SHA-256) | `{hashlib.sha256(bundle.read_bytes()).hexdigest()}` |" in text
+    assert f"| Evaluator identityDigest | `{recorded['evaluator']['identityDigest']}` |" in text
+    assert (f"| Container image digest | `sha256:{'ab' * 32}` | **asserted** by the caller of `ablation notes` "
+            "(`--image-digest`); ablation did not measure or verify it |") in text  # fmt: skip
+
+
+def test_notes_are_deterministic(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    first = _notes(capsys, "--results", realistic[0], "--bundle", realistic[1])
+    assert _notes(capsys, "--results", realistic[0], "--bundle", realistic[1]) == first
+    assert first.endswith("\n")
+    assert not first.endswith("\n\n")
+    assert re.search(r"20\d\d-\d\d-\d\d", first) is None
+
+
+def test_owner_decision_is_never_prefilled(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    text = _notes(capsys, "--results", realistic[0])
+    section = text.split("## Owner decision (to be completed by the independent reviewer)\n", 1)[1]
+    assert "- Decision (mark exactly one): [ ] ADOPT  [ ] REFINE  [ ] REJECT" in section
+    assert re.search(r"\[[^ \]]\]", section) is None
+    for line in section.splitlines():
+        if line.startswith("- ") and not line.startswith("- Decision"):
+            assert line.endswith(":"), line
+
+
+def test_limitations_from_the_preregistration(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    text = _notes(capsys, "--results", realistic[0])
+    limitations = text.split("## Limitations\n", 1)[1].split("\n## ", 1)[0]
+    for phrase in ("not signatures", "Neither owner artifact is authenticated", "corroborated outside this evaluator",
+                   "not independent replications", "file selection", "do not price latency"):  # fmt: skip
+        assert phrase in limitations
+
+
+def test_structural_tables_when_bundles_are_valid(minimal_results: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = _notes(capsys, "--results", minimal_results)
+    pairwise = text.split("### paths vs `structural`\n", 1)[1].split("\n### ", 1)[0]
+    assert "| Repository | Cases | Precision paths | Precision structural |" in pairwise
+    assert "**equal-repository mean** (1 repository)" in pairwise
+    all_four = text.split("### All four arms", 1)[1].split("\n## ", 1)[0]
+    assert all_four.count("**equal-repository mean**") == 4
+    assert "computed only: the run was **not** bound to a preregistered hash" in text
+    assert "| Container image digest | not supplied |" in text
+
+
+def test_bundle_with_other_results_is_refused(realistic: tuple[Path, Path], minimal_results: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert _cli("notes", "--results", minimal_results, "--bundle", realistic[1]) == 3
+    assert "holds another results file" in capsys.readouterr().err
+
+
+def test_not_a_results_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.json").write_text('{"a": 1}', encoding="utf-8")
+    assert _cli("notes", "--results", tmp_path / "x.json") == 2
+    assert "not an ablation results file" in capsys.readouterr().err
+    assert _cli("notes", "--results", tmp_path / "missing.json") == 2
+
+
+def test_not_demonstrated_reduction_is_shown_as_such() -> None:
+    gate = {"id": "G4b", "name": "unnecessary_reduction", "status": "not_demonstrated",
+            "numericStatus": "not_demonstrated", "basis": "b",
+            "measured": {"paths": {"exact": "0", "value": 0.0}, "sourceList": {"exact": "0", "value": 0.0},
+                         "reduction": None, "threshold": {"exact": "1/5", "value": 0.2}}}  # fmt: skip
+    text = notes.build_notes({"result": {}, "gateAssessment": {"gates": [gate]}}, results_sha256="0" * 64)
+    assert "| G4b | `unnecessary_reduction` | reduction not demonstrated (paths baseline is 0) | — | ≥ 1/5 " \
+           "| not_demonstrated | not_demonstrated |" in text  # fmt: skip
