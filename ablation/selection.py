@@ -14,18 +14,18 @@ Item positions stand in for the path tie-break for the same reason.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ablation.contracts.source_list import CandidateUniverse
 from ablation.contracts.structural import StructuralEvidence
-from ablation.text import ranking_tokens, tokens
+from ablation.text import ranking_tokens
 
 __all__ = ["ARMS", "RepositoryIndex", "Scores", "index_repository", "score_case", "select"]
 
 #: The four arms, in result order (SPEC §8.1).
 ARMS = ("paths", "source_list", "structural", "fusion")
-_MIN_QUERY_TOKEN = 3  # shorter tokens never match a ranking token (SPEC §5.1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +46,30 @@ class RepositoryIndex:
     metadata_postings: Mapping[str, tuple[int, ...]]
 
 
+_TOKEN_OR_ITEM_BREAK = re.compile("[a-z0-9]{3,}|\x00")
+
+
 def _postings(texts: Iterable[str | None]) -> dict[str, tuple[int, ...]]:
+    """Token → positions of the texts holding it (each position once), for tokens of ≥ 3 characters.
+
+    The texts are joined with NUL (no path or metadata text can hold a control
+    character: SL-13, SL-19/20), lowercased once and scanned once; shorter
+    tokens can never equal a ranking token (SPEC §5.1). Lowercasing the joined
+    text gives the same ASCII runs as lowercasing each text: only U+212A and
+    U+0130 lowercase to ASCII, both without context.
+    """
+    joined = "\x00".join("" if text is None else text for text in texts).lower()
     postings: dict[str, list[int]] = {}
-    for k, text in enumerate(texts):
-        if text is None:
+    k = 0
+    for token in _TOKEN_OR_ITEM_BREAK.findall(joined):
+        if token == "\x00":
+            k += 1
             continue
-        for token in {t for t in tokens(text) if len(t) >= _MIN_QUERY_TOKEN}:
-            postings.setdefault(token, []).append(k)
+        positions = postings.get(token)
+        if positions is None:
+            postings[token] = [k]
+        elif positions[-1] != k:
+            positions.append(k)
     return {token: tuple(positions) for token, positions in postings.items()}
 
 
@@ -113,30 +130,31 @@ def score_case(index: RepositoryIndex, question: str, evidence: StructuralEviden
 _ZERO_STRUCTURAL = (0, 0, 0, 0, 0, 0, 0)
 
 
-def _orderings(scores: Scores) -> dict[str, tuple[Callable[[int], tuple[int, ...]], Iterable[int]]]:
-    """Per arm: the ascending sort key of SPEC §5.3 and the candidates that can score above zero."""
+def _keys(scores: Scores, arm: str) -> list[tuple[int, ...]]:
+    """Sort keys of SPEC §5.3 for the arm's candidates that can score above zero.
+
+    Each key is ascending and ends with the item position, which stands for the
+    UTF-8 path tie-break (artifact order is UTF-8 order).
+    """
     p, m, s = scores.path, scores.metadata, scores.structural
-
-    def lexical(k: int) -> tuple[int, int, int]:
+    if arm == "paths":
+        return [(-score, k) for k, score in p.items()]
+    if arm == "source_list":
+        return [(-(p.get(k, 0) + m.get(k, 0)), -m.get(k, 0), -p.get(k, 0), k) for k in p.keys() | m.keys()]
+    if arm == "structural":
+        return [(*(-c for c in counts), k) for k, counts in s.items()]
+    keys = []
+    for k in s.keys() | p.keys() | m.keys():
         pk, mk = p.get(k, 0), m.get(k, 0)
-        return (-(pk + mk), -mk, -pk)
-
-    def structural(k: int) -> tuple[int, ...]:
-        return tuple(-c for c in s.get(k, _ZERO_STRUCTURAL))
-
-    return {
-        "paths": (lambda k: (-p.get(k, 0), k), p.keys()),
-        "source_list": (lambda k: (*lexical(k), k), p.keys() | m.keys()),
-        "structural": (lambda k: (*structural(k), k), s.keys()),
-        "fusion": (lambda k: (*structural(k), *lexical(k), k), s.keys() | p.keys() | m.keys()),
-    }
+        keys.append((*(-c for c in s.get(k, _ZERO_STRUCTURAL)), -(pk + mk), -mk, -pk, k))
+    return keys
 
 
 def select(scores: Scores, arm: str, max_items: int, item_count: int) -> list[int]:
     """The first ``max_items`` positions of the arm's ordering (SPEC §5.3, §5.4).
 
-    Candidates with a non-zero key are sorted by the arm's key (position last, so
-    the order is total); zero-score items back-fill in artifact order.
+    Candidates with a non-zero key are ordered by the arm's key (position last,
+    so the order is total); zero-score items back-fill in artifact order.
 
     Args:
         scores: the case's scores.
@@ -147,10 +165,10 @@ def select(scores: Scores, arm: str, max_items: int, item_count: int) -> list[in
     Returns:
         Item positions in selection order, exactly ``max_items`` of them.
     """
-    key, candidates = _orderings(scores)[arm]
-    scored = set(candidates)
-    chosen = heapq.nsmallest(max_items, scored, key=key)
+    keys = _keys(scores, arm)
+    chosen = [key[-1] for key in heapq.nsmallest(max_items, keys)]
     if len(chosen) < max_items:
+        scored = {key[-1] for key in keys}
         for k in range(item_count):
             if k not in scored:
                 chosen.append(k)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 
 __all__ = [
@@ -151,8 +152,6 @@ def decode_utf8(data: bytes) -> str:
 # ---------------------------------------------------------------- fast path
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NON_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class _Noticed(Exception):
@@ -193,15 +192,58 @@ _fast_decoder = json.JSONDecoder(
 )
 
 
-def _nesting_within_limit(text: str) -> bool:
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
+def _nesting_within_limit(value: object) -> bool:
+    """Walk the parsed containers iteratively: is no container deeper than 256?"""
+    if type(value) is not dict and type(value) is not list:
         return True
-    brackets = _NON_BRACKET.sub("", _STRING.sub("", text)).replace("{", "[").replace("}", "]")
-    for _ in range(MAX_DEPTH):
-        if not brackets:
-            return True
-        brackets = brackets.replace("[]", "")
-    return not brackets
+    stack: list[tuple[object, int]] = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if depth > MAX_DEPTH:
+            return False
+        for element in node.values() if type(node) is dict else node:  # type: ignore[attr-defined]
+            if type(element) is dict or type(element) is list:
+                push((element, depth + 1))
+    return True
+
+
+# The interpreter's recursion budget can bound nesting for free: the C scanner
+# spends one unit per open container, so with at most _DEPTH_BUDGET units left
+# a text nested deeper than that raises RecursionError (and goes to the scanner
+# of record). Whether this holds is checked once at import (Python 3.12 moved C
+# recursion to a separate counter); when it does not, the parsed value is walked.
+_DEPTH_BUDGET = 200
+
+
+def _frame_depth() -> int:
+    depth = 0
+    frame = sys._getframe()  # noqa: SLF001 - the only way to read the current depth
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return depth
+
+
+def _decode_within_budget(text: str) -> object:
+    """Decode with at most _DEPTH_BUDGET recursion units left (RecursionError beyond)."""
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(_frame_depth() + _DEPTH_BUDGET)
+    try:
+        return _fast_decoder.decode(text)
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _budget_bounds_nesting() -> bool:
+    try:
+        _decode_within_budget("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    except RecursionError:
+        return True
+    return False
+
+
+_BUDGET_BOUNDS_NESTING = _budget_bounds_nesting()
 
 
 def _no_lone_surrogate(text: str, value: object) -> bool:
@@ -231,10 +273,10 @@ def parse_text(text: str) -> ParsedText:
     Spec: SPEC.md §2.3, §2.4.
     """
     try:
-        value = _fast_decoder.decode(text)
+        value = _decode_within_budget(text) if _BUDGET_BOUNDS_NESTING else _fast_decoder.decode(text)
     except (_Noticed, ValueError, RecursionError):
         return _scan(text)
-    if _nesting_within_limit(text) and _no_lone_surrogate(text, value):
+    if (_BUDGET_BOUNDS_NESTING or _nesting_within_limit(value)) and _no_lone_surrogate(text, value):
         return ParsedText(value, ())
     return _scan(text)
 

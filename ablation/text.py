@@ -23,6 +23,7 @@ __all__ = [
     "is_safe_path",
     "is_text",
     "is_token",
+    "long_tokens",
     "normalize",
     "ranking_tokens",
     "tokens",
@@ -51,6 +52,7 @@ _PORTABLE_BAD = re.compile(
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+\-]{0,127}")
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RUNS = re.compile(r"[a-z0-9]+")
+_RUNS_3 = re.compile(r"[a-z0-9]{3,}")
 _HAS_DIGIT = re.compile(r"[0-9]")
 
 _LABEL_WORDS = frozenset({"case", "example", "number", "question", "scenario"})
@@ -112,8 +114,17 @@ def is_portable(s: object) -> bool:
     return isinstance(s, str) and _PORTABLE_BAD.search(s) is None
 
 
+_META_ASCII = re.compile(r"[!-~](?:[ -~]*[!-~])?")
+
+
 def is_meta_scalar(s: object) -> bool:
-    """``MetaScalar``: ≤ 240 code points and UTF-16 units, nonblank, normalized, no controls."""
+    """``MetaScalar``: ≤ 240 code points and UTF-16 units, nonblank, normalized, no controls.
+
+    >>> [is_meta_scalar(v) for v in ("owner record", " x", "a  b", "a\u0085b", "\U0001f600" * 121)]
+    [True, False, False, False, False]
+    """
+    if type(s) is str and s.isascii():  # fast path: printable ASCII, no edge or double spaces
+        return len(s) <= 240 and _META_ASCII.fullmatch(s) is not None and "  " not in s
     if not is_nbtext(s, 240) or not is_normalized(s):
         return False
     assert isinstance(s, str)
@@ -152,6 +163,17 @@ def tokens(text: str) -> list[str]:
     ['k9', 'i', 'stanbul', 'cript']
     """
     return _RUNS.findall(text.lower())
+
+
+def long_tokens(text: str) -> set[str]:
+    """The distinct tokens of ``text`` with at least three characters (the only ones a query can hold).
+
+    A greedy ``[a-z0-9]{3,}`` scan finds exactly the maximal runs of length ≥ 3.
+
+    >>> sorted(long_tokens("src/alpha.js-v2_abc"))
+    ['abc', 'alpha', 'src']
+    """
+    return set(_RUNS_3.findall(text.lower()))
 
 
 def identity_tokens(question: str) -> list[str]:

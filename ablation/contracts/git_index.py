@@ -22,7 +22,8 @@ __all__ = ["MAX_DECODED_BYTES", "MAX_TRACKED_PATHS", "TrackedEntry", "derive_tra
 MAX_DECODED_BYTES = 16_777_216
 MAX_TRACKED_PATHS = 20_000
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
-_RECORD = re.compile(r"([0-9]{6}) [0-9a-f]+ ([0-3])\t(.+)", re.DOTALL)
+_RECORD = re.compile(r"([0-9]{6}) ([0-9a-f]+) ([0-3])\t(.+)", re.DOTALL)
+_RECORDS = re.compile(r"([0-9]{6}) ([0-9a-f]+) ([0-3])\t([^\x00]+)\x00")  # 11 fixed characters
 _EXTENSIONS = frozenset(DEFAULT_EXTENSIONS)
 
 
@@ -34,11 +35,8 @@ class TrackedEntry:
     index_kind: str
 
 
-def _index_kind(records: list[tuple[str, str]]) -> str:
-    """Index kind of one path from its (mode, stage) records in input order."""
-    if any(stage != "0" for _, stage in records):
-        return "conflicted"
-    mode = records[0][0]
+def _mode_kind(mode: str) -> str:
+    """Index kind of an unconflicted path from the mode of its first record (SPEC §4.5 step 3)."""
     if mode == "120000":
         return "symlink"
     if mode == "160000":
@@ -46,6 +44,43 @@ def _index_kind(records: list[tuple[str, str]]) -> str:
     if mode.startswith("100"):
         return "regular"
     return "other"
+
+
+def _whole_buffer_records(decoded: bytes) -> list[tuple[str, str, str, str]] | None:
+    """All (mode, oid, stage, path) records in one scan, or ``None`` when any record is malformed.
+
+    ``findall`` skips what it cannot match, so equal lengths prove that every
+    byte belongs to a well-formed record; otherwise the record-by-record check
+    finds and names the first bad one.
+    """
+    try:
+        text = decoded.decode("utf-8", "strict")
+    except UnicodeDecodeError:
+        return None
+    fields = _RECORDS.findall(text)
+    if sum(len(oid) + len(path) for _, oid, _, path in fields) + 11 * len(fields) != len(text):
+        return None
+    return fields
+
+
+def _checked_records(decoded: bytes, where: str, rep: Reporter) -> list[tuple[str, str, str, str]] | None:
+    """Record by record (GIT-6, GIT-7, GIT-8), reporting the first malformed one."""
+    fields = []
+    for k, raw in enumerate(decoded[:-1].split(b"\x00")):
+        if not raw:
+            rep.fail("GIT-6", where, "no empty NUL-separated record", f"an empty record at index {k}")
+            return None
+        try:
+            record = raw.decode("utf-8", "strict")
+        except UnicodeDecodeError as exc:
+            rep.fail("GIT-7", where, "well-formed UTF-8 records", f"record {k}: invalid byte at offset {exc.start}")
+            return None
+        m = _RECORD.fullmatch(record)
+        if m is None:
+            rep.fail("GIT-8", where, "'<6 digits> <hex oid> <stage 0-3>\\t<path>'", f"record {k}: {record[:60]!r}")
+            return None
+        fields.append(m.groups())  # type: ignore[arg-type]
+    return fields
 
 
 def derive_tracked_entries(decoded: bytes, where: str, rep: Reporter) -> tuple[list[TrackedEntry], int] | None:
@@ -69,32 +104,26 @@ def derive_tracked_entries(decoded: bytes, where: str, rep: Reporter) -> tuple[l
     if decoded[-1] != 0:
         rep.fail("GIT-5", where, "decoded bytes ending with NUL", f"last byte 0x{decoded[-1]:02X}")
         return None
-    raw_records = decoded[:-1].split(b"\x00")
-    by_path: dict[str, list[tuple[str, str]]] = {}
-    for k, raw in enumerate(raw_records):
-        if not raw:
-            rep.fail("GIT-6", where, "no empty NUL-separated record", f"an empty record at index {k}")
-            return None
-        try:
-            record = raw.decode("utf-8", "strict")
-        except UnicodeDecodeError as exc:
-            rep.fail("GIT-7", where, "well-formed UTF-8 records", f"record {k}: invalid byte at offset {exc.start}")
-            return None
-        m = _RECORD.fullmatch(record)
-        if m is None:
-            rep.fail("GIT-8", where, "'<6 digits> <hex oid> <stage 0-3>\\t<path>'", f"record {k}: {record[:60]!r}")
-            return None
-        by_path.setdefault(m.group(3), []).append((m.group(1), m.group(2)))
-    if len(by_path) > MAX_TRACKED_PATHS:
-        rep.fail("GIT-9", where, "at most 20000 distinct tracked paths", str(len(by_path)))
+    records = _whole_buffer_records(decoded) or _checked_records(decoded, where, rep)
+    if records is None:
         return None
-    kept = [
-        TrackedEntry(path, _index_kind(records))
-        for path, records in by_path.items()
+    first_mode: dict[str, str] = {}  # step 1: group by path, the first record's mode decides
+    conflicted: set[str] = set()
+    for mode, _, stage, path in records:
+        if path not in first_mode:
+            first_mode[path] = mode
+        if stage != "0":
+            conflicted.add(path)
+    if len(first_mode) > MAX_TRACKED_PATHS:
+        rep.fail("GIT-9", where, "at most 20000 distinct tracked paths", str(len(first_mode)))
+        return None
+    kept = [  # steps 2-3: supported extensions only, index kind per path
+        TrackedEntry(path, "conflicted" if path in conflicted else _mode_kind(mode))
+        for path, mode in first_mode.items()
         if extname(path).lower() in _EXTENSIONS
     ]
-    kept.sort(key=lambda e: e.path)
-    return kept, len(by_path)
+    kept.sort(key=lambda e: e.path)  # step 4: UTF-8 order
+    return kept, len(first_mode)
 
 
 def validate_git_evidence(

@@ -210,11 +210,19 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
     previous: str | None = None
     start = len(rep.violations)
     for i, item in enumerate(items):
-        w = f"{p}/items/{i}"
-        if not isinstance(item, dict) or item.keys() != _ITEM_MEMBER_SET:
-            rep.check_closed("SL-12", item, w, _ITEM_MEMBERS)
+        if type(item) is not dict or item.keys() != _ITEM_MEMBER_SET:
+            rep.check_closed("SL-12", item, f"{p}/items/{i}", _ITEM_MEMBERS)
             previous = None
             continue
+        if _plain_present(item, previous):  # the common case, checked in one pass
+            present += 1
+            previous = item["path"]
+            paths.append(previous)  # type: ignore[arg-type]
+            kinds.append("regular")
+            read_when = item["readWhen"]
+            texts.append(" ".join([item["summary"], *read_when]) if read_when else item["summary"])  # type: ignore[list-item]
+            continue
+        w = f"{p}/items/{i}"
         path = item["path"]
         index_kind = item["indexKind"]
         extension = item["extension"]
@@ -292,6 +300,31 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
         return None
     return CandidateUniverse(
         paths=tuple(paths), index_kinds=tuple(kinds), metadata_texts=tuple(texts), present_count=present
+    )
+
+
+def _plain_present(item: dict[str, object], previous: str | None) -> bool:
+    """True for a valid ``present`` regular item after ``previous`` (SL-13 … SL-21, SL-31).
+
+    A fast path only: any item it does not accept goes through every rule in order.
+    """
+    path = item["path"]
+    read_when = item["readWhen"]
+    return (
+        item["metadataStatus"] == "present"
+        and item["indexKind"] == "regular"
+        and item["worktreeKind"] == "regular"
+        and item["metadataError"] is None
+        and type(path) is str
+        and (previous is None or previous < path)
+        and is_safe_path(path)
+        and type(item["extension"]) is str
+        and item["extension"] == extname(path).lower()
+        and item["extension"] in _EXTENSION_SET
+        and is_meta_scalar(item["summary"])
+        and type(read_when) is list
+        and len(read_when) <= 5  # noqa: PLR2004 - SL-20
+        and all(is_meta_scalar(hint) for hint in read_when)
     )
 
 

@@ -68,3 +68,70 @@ def test_identity_and_ranking_tokens_are_subsets(text: str) -> None:
     assert not any(re.search(r"[0-9]", t) for t in ident)
     assert ranking_tokens(text) <= all_tokens
     assert all(len(t) >= 3 for t in ranking_tokens(text))
+
+
+_record_parts = st.tuples(
+    st.sampled_from(["100644", "120000", "160000", "100755", "040000", "10064", "1006440", "١٠٠٦٤٤"]),
+    st.sampled_from(["e69de29b", "a", "", "E69", "0"]),
+    st.sampled_from(["0", "1", "3", "4", "٠"]),
+    st.sampled_from(["\t", " ", "\t\t"]),
+    st.text(st.sampled_from("ab.js/\t\n \ufeffé"), max_size=8),
+)
+
+
+@given(st.lists(_record_parts, max_size=6), st.sampled_from([b"", b"\0", b"\xef\xbb\xbf", b"\xff"]))
+def test_git_fast_scan_agrees_with_record_by_record_check(parts: list[tuple[str, ...]], tail: bytes) -> None:
+    from ablation.contracts.base import Reporter
+    from ablation.contracts.git_index import _checked_records, _whole_buffer_records
+    from ablation.errors import InputRejected
+
+    data = b"".join(f"{m} {o} {s}{sep}{p}".encode() + b"\0" for m, o, s, sep, p in parts) + tail
+    if not data or data[-1] != 0:
+        return
+    fast = _whole_buffer_records(data)
+    try:
+        checked = _checked_records(data, "", Reporter())
+    except InputRejected:
+        checked = None
+    assert fast == checked
+
+
+@given(st.lists(st.one_of(st.none(), st.text(st.sampled_from("aB9-/._ \u212a\u0130\u03a3\u017fxyzé"), max_size=12)),
+                max_size=8))
+def test_joined_postings_equal_per_item_tokenization(texts: list[str | None]) -> None:
+    from ablation.selection import _postings
+
+    expected: dict[str, list[int]] = {}
+    for k, text in enumerate(texts):
+        for token in sorted({t for t in tokens(text or "") if len(t) >= 3}):
+            expected.setdefault(token, []).append(k)
+    assert _postings(texts) == {t: tuple(p) for t, p in expected.items()}
+
+
+_json_fragments = st.lists(
+    st.sampled_from(['{"a":', '{"a":1,"a":', '[', ']', '}', ',', '1', '1.5', '1e400', '-0', '"x"', '"\\ud800"',
+                     '"\\ud83d\\ude00"', 'true', 'null', '9007199254740993', ' ', 'NaN', '"\\u0061"']),
+    max_size=12,
+)
+
+
+@given(_json_fragments)
+def test_fast_path_agrees_with_the_scanner_of_record(fragments: list[str]) -> None:
+    from ablation.strictjson import JsonGrammarError, _scan
+
+    text = "".join(fragments)
+    try:
+        fast = parse_text(text)
+    except JsonGrammarError as exc:
+        fast_outcome: object = ("grammar", exc.rule)
+    else:
+        fast_outcome = ("ok", [(v.rule, v.path) for v in fast.violations],
+                        canon(fast.value) if not fast.violations else None)
+    try:
+        slow = _scan(text)
+    except JsonGrammarError as exc:
+        slow_outcome: object = ("grammar", exc.rule)
+    else:
+        slow_outcome = ("ok", [(v.rule, v.path) for v in slow.violations],
+                        canon(slow.value) if not slow.violations else None)
+    assert fast_outcome == slow_outcome
