@@ -918,6 +918,9 @@ def read_bundle(data: bytes) -> BundleContents:
     if top is None:
         msg = "bundle: an empty tar archive"
         raise IntegrityError(msg)
+    if top not in seen:
+        msg = f"{_shown(top)}: the top folder has no folder entry"
+        raise IntegrityError(msg)
     return BundleContents(top=top, files=files, folders=frozenset(folders))
 
 

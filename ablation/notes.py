@@ -224,7 +224,8 @@ def _digests(r: _Results, results_sha256: str, bundle_sha256: str | None, image_
         rows.append(["Container image digest", f"`{_text(image_digest)}`", basis])
     elif recorded_image is not None:
         rows.append(["Container image digest", f"`{_text(recorded_image)}`",
-                     "**asserted** at run time (`evaluator.asserted.imageDigest`); ablation did not measure or verify it"])  # fmt: skip
+                     "**asserted** at run time (`evaluator.asserted.imageDigest`); "
+                     "ablation did not measure or verify it"])  # fmt: skip
     else:
         rows.append(["Container image digest", "not supplied", "asserted values only; pass `--image-digest` to cite one"])
     return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
@@ -501,9 +502,12 @@ def _structural(r: _Results) -> list[str]:
         for failure in failures if isinstance(failures, list) else []:
             if isinstance(failure, str) and failure.startswith(_FAILURE_PREFIX):
                 detail = failure[len(_FAILURE_PREFIX) :].split(" ", 1)[0] or "(no rule)"
-                reasons[f"structural evidence invalid: {detail}"] = reasons.get(f"structural evidence invalid: {detail}", 0) + 1
+                reason = f"structural evidence invalid: {detail}"
             elif isinstance(failure, str):
-                reasons[failure] = reasons.get(failure, 0) + 1
+                reason = failure
+            else:
+                continue
+            reasons[reason] = reasons.get(reason, 0) + 1
     rows = [[f"`{arm}`", *(str(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
             for arm in ("structural", "fusion")]  # fmt: skip
     lines = [
@@ -524,9 +528,10 @@ def _costs(r: _Results) -> list[str]:
     m = _get(gate, "measured")
     rows = []
     for x in _get(m, "repositories") or []:  # type: ignore[union-attr]
-        rows.append([_name(_get(x, "repositoryId")),
-                     str(_get(x, "sourceListRawBytes", "bytes")), str(_get(x, "sourceListRawBytes", "approximateTokens")),
-                     str(_get(x, "gitEvidenceBytes", "bytes")), str(_get(x, "gitEvidenceBytes", "approximateTokens"))])  # fmt: skip
+        rows.append([_name(_get(x, "repositoryId")), *(
+            str(_get(x, member, key)) for member in ("sourceListRawBytes", "gitEvidenceBytes")
+            for key in ("bytes", "approximateTokens")
+        )])  # fmt: skip
     receipts = [_get(x, "sciReceiptRawBytes", "bytes") for x in _get(m, "cases") or []]  # type: ignore[union-attr]
     sizes = [b for b in receipts if isinstance(b, int)]
     latency = _get(m, "latency")

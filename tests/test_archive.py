@@ -369,6 +369,10 @@ def _named(name: Callable[[str], str]) -> Callable[[list[Member]], None]:
     return tamper
 
 
+def _no_top_entry(members: list[Member]) -> None:
+    del members[0]
+
+
 def _duplicate(members: list[Member]) -> None:
     k = _find(members, "results.json")
     members.append((members[k][0], members[k][1]))
@@ -406,6 +410,7 @@ TAMPERS: dict[str, tuple[Callable[[list[Member]], None], str]] = {
     "absolute name": (_named(lambda top: "/etc/escape.txt"), "/etc/escape.txt: an absolute member name"),
     "outside the top folder": (_named(lambda top: "elsewhere.txt"), "elsewhere.txt: outside the single top folder"),
     "duplicate name": (_duplicate, "results.json: duplicate member name"),
+    "no top folder entry": (_no_top_entry, ": the top folder has no folder entry"),
     "evidence file with its sum": (_consistent("evidence/cases/0002/sci-stdout.txt", _flip),
                                    "evidence/cases/0002/sci-stdout.txt: differs from /cases/2/structuralEvidence"),
     "index with its sum": (_consistent("evidence/index.json", lambda d: d.replace(b'"dspx"', b'"dspy"') + b" "),

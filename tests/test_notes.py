@@ -175,3 +175,23 @@ def test_not_demonstrated_reduction_is_shown_as_such() -> None:
     text = notes.build_notes({"result": {}, "gateAssessment": {"gates": [gate]}}, results_sha256="0" * 64)
     assert "| G4b | `unnecessary_reduction` | reduction not demonstrated (paths baseline is 0) | — | ≥ 1/5 " \
            "| not_demonstrated | not_demonstrated |" in text  # fmt: skip
+
+
+def test_exact_repository_rates_agree_with_the_recorded_floats(realistic: tuple[Path, Path]) -> None:
+    recorded = json.loads(realistic[0].read_text(encoding="utf-8"))
+    results = notes._Results(recorded)  # noqa: SLF001 - checks the exact path against the reported floats
+    checked = 0
+    for treatment, pairwise in recorded["result"]["pairwise"].items():
+        for entry in pairwise["perRepository"].values():
+            for arm in ("paths", treatment):
+                rates = results.rates(entry["caseIds"], arm)
+                summary = entry["arms"][arm]
+                if not rates.cases:
+                    assert summary["macroPrecision"] is None
+                    continue
+                checked += 1
+                assert float(rates.precision) == pytest.approx(summary["macroPrecision"], abs=1e-12)
+                assert float(rates.recall) == pytest.approx(summary["macroRecall"], abs=1e-12)
+                assert float(rates.unnecessary) == pytest.approx(summary["unnecessaryPerCase"], abs=1e-12)
+                assert float(rates.omissions) == pytest.approx(summary["omissionsPerCase"], abs=1e-12)
+    assert checked == 4
