@@ -31,8 +31,8 @@ RUN set -eu; \
         --require-hashes --no-deps -r /tmp/build/src/requirements.lock; \
     /opt/ablation/bin/python -m pip install --no-index --no-deps --no-build-isolation /tmp/build/src; \
     /opt/ablation/bin/python -I -B /tmp/build/tools/seal.py --lock /tmp/build/src/requirements.lock; \
-    groupadd --system --gid 10001 ablation; \
-    useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+    groupadd --gid 10001 ablation; \
+    useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin ablation; \
     rm -rf /tmp/build
 
