@@ -471,3 +471,26 @@ def test_paths_with_tab_and_newline_are_kept() -> None:
     with_payload(rename, git=True)(obj)
     # SafePath forbids control characters in item paths (SL-13) even though git keeps them.
     assert rejected(dumps(obj)).rule == "SL-13"
+
+
+def test_SB_0_strictness_inside_a_bundle_names_the_first_violation_in_text_order() -> None:
+    """SB-0: several violations in one bundle → the first in text order; one value → its lowest rule."""
+    data = dumps(valid_minimal())
+    at = data.index(b'"structuralEvidence": {', data.index(b'"repo-2"')) + len(b'"structuralEvidence": {')
+    data = data[:at] + b'"y": 1e400, "x": 2.5, "x": 1, ' + data[at:]
+    experiment = validate_experiment(data)
+    assert [c.structural_failure is None for c in experiment.cases] == [True, False] + [True] * 8
+    assert experiment.cases[1].structural_failure == (
+        "structural_evidence_validation_failed:SB-0 TOP-7 at /cases/1/structuralEvidence/y: "
+        "expected a number that does not overflow an IEEE-754 double; found 1e400"
+    )
+
+
+def test_SB_0_duplicated_structural_evidence_member_counts_as_inside() -> None:
+    data = dumps(valid_minimal())
+    at = data.index(b'"structuralEvidence": {')
+    data = data[:at] + b'"structuralEvidence": null, ' + data[at:]
+    experiment = validate_experiment(data)
+    failure = experiment.cases[0].structural_failure
+    assert failure is not None
+    assert failure.startswith("structural_evidence_validation_failed:SB-0 TOP-6 at /cases/0/structuralEvidence:")
