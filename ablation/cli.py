@@ -11,33 +11,54 @@ import json
 import sys
 from collections.abc import Sequence
 
+from typing import TYPE_CHECKING
+
 from ablation import __version__
-from ablation.canonical import js_number, sha256_hex
 from ablation.errors import AblationError, InputRejected, RejectedInput
-from ablation.experiment import ValidatedExperiment, validate_experiment
-from ablation.output import dumps, refuse_existing, render_output, write_exclusive
-from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES, LoadedInput, evaluate, load_input, output_members
+
+if TYPE_CHECKING:
+    from ablation.experiment import ValidatedExperiment
+    from ablation.pipeline import LoadedInput
 
 __all__ = ["main"]
 
+# Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
+# the closure check (below).
+_DEFAULT_MAX_INPUT_BYTES = 1 << 30
+
 
 def _identity() -> dict[str, object]:
-    from ablation import identity  # noqa: PLC0415 - keeps start-up light for --help
+    from ablation import identity  # noqa: PLC0415
 
     return identity.evaluator_identity()
 
 
 def _require_closure() -> None:
+    """Check the sealed closure before any evaluator module is imported (exit 3 on a mismatch).
+
+    The command handlers import the pipeline only after this, so a changed
+    module in a sealed environment is named by the check instead of running.
+    """
     from ablation import identity  # noqa: PLC0415
 
     identity.require_sealed_closure()
+
+
+def _note_if_unsealed() -> None:
+    """An unsealed development checkout runs and says so (PRODUCT.md "closure"), after success only,
+    so that an error stays one line on stderr."""
+    from ablation import identity  # noqa: PLC0415
+
+    if identity.closure_state() == "unsealed":
+        print("ablation: note: unsealed environment (no closure manifest); the evaluator identity says so",
+              file=sys.stderr)  # fmt: skip
 
 
 def _add_input(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, metavar="F", help="prepared input (.json or .json.gz)")
     parser.add_argument("--input-sha256", metavar="HEX", help="SHA-256 of the exact (decompressed) JSON bytes")
     parser.add_argument("--input-gzip-sha256", metavar="HEX", help="SHA-256 of the .json.gz file itself")
-    parser.add_argument("--max-input-bytes", type=int, default=DEFAULT_MAX_INPUT_BYTES, metavar="N",
+    parser.add_argument("--max-input-bytes", type=int, default=_DEFAULT_MAX_INPUT_BYTES, metavar="N",
                         help="bound on the (decompressed) input size (default 1 GiB)")  # fmt: skip
     parser.add_argument("--errors", choices=("first", "all"), default="first",
                         help="report the first violation (default) or every one found")  # fmt: skip
@@ -84,6 +105,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _load(args: argparse.Namespace) -> LoadedInput:
+    from ablation.pipeline import load_input  # noqa: PLC0415 - after the closure check
+
     loaded = load_input(
         args.input, input_sha256=args.input_sha256, input_gzip_sha256=args.input_gzip_sha256,
         max_input_bytes=args.max_input_bytes,
@@ -98,13 +121,19 @@ def _load(args: argparse.Namespace) -> LoadedInput:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    refuse_existing(args.output)
     _require_closure()
+    from ablation.canonical import sha256_hex  # noqa: PLC0415
+    from ablation.output import refuse_existing, render_output, write_exclusive  # noqa: PLC0415
+
+    refuse_existing(args.output)  # before the input is read
+    from ablation.pipeline import evaluate, output_members  # noqa: PLC0415
+
     loaded = _load(args)
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
     data = render_output(output_members(loaded, evaluation, _identity()))
     write_exclusive(args.output, data)
     print(f"{sha256_hex(data)}  {args.output}")
+    _note_if_unsealed()
     return 0
 
 
@@ -143,6 +172,8 @@ def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment) -> dic
 
 
 def _print_summary(summary: dict[str, object]) -> None:
+    from ablation.canonical import js_number  # noqa: PLC0415
+
     pinned = "pinned" if summary["inputSha256Pinned"] else "NOT pinned"
     print(f"input sha256 {summary['inputSha256']} ({pinned}): admissible")
     print("repositories:")
@@ -160,11 +191,15 @@ def _print_summary(summary: dict[str, object]) -> None:
         state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {c['structuralFailure']}"
         print(f"  {c['id']!r} ({c['repositoryId']!r}, maxItems {c['maxItems']}): {state}")
     evaluator = summary["evaluator"]
-    print(f"evaluator identity {evaluator.get('identityDigest')}")  # type: ignore[attr-defined]
+    closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]
+    print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     _require_closure()
+    from ablation.experiment import validate_experiment  # noqa: PLC0415
+    from ablation.output import dumps  # noqa: PLC0415
+
     loaded = _load(args)
     experiment = validate_experiment(loaded.data, collect_all=args.errors == "all")
     summary = _verify_summary(loaded, experiment)
@@ -176,15 +211,18 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_identity(_args: argparse.Namespace) -> int:
+    from ablation.output import dumps  # noqa: PLC0415
+
     print(dumps(_identity()))
     return 0
 
 
 def _cmd_archive(args: argparse.Namespace) -> int:
+    _require_closure()
     from ablation import archive  # noqa: PLC0415
+    from ablation.output import refuse_existing  # noqa: PLC0415
 
     refuse_existing(args.bundle)
-    _require_closure()
     digest = archive.create_bundle(
         input_path=args.input, results_path=args.results, bundle_path=args.bundle,
         evidence_paths=list(args.evidence), sign_key_path=args.sign_key,
@@ -194,15 +232,16 @@ def _cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify_archive(args: argparse.Namespace) -> int:
+    _require_closure()
     from ablation import archive  # noqa: PLC0415
 
-    _require_closure()
     report = archive.verify_bundle(args.bundle, public_key_path=args.public_key)
     print(report.render())
     return 0
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
+    _require_closure()
     from ablation import archive  # noqa: PLC0415
 
     archive.keygen(args.private_key, args.public_key)
@@ -211,6 +250,7 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
 
 
 def _cmd_notes(args: argparse.Namespace) -> int:
+    _require_closure()
     from ablation import notes  # noqa: PLC0415
 
     sys.stdout.write(notes.render_notes(results_path=args.results, bundle_path=args.bundle,

@@ -39,7 +39,8 @@ def test_run_writes_output_and_prints_its_digest(prepared: Path, tmp_path: Path,
     captured = capsys.readouterr()
     data = out.read_bytes()
     assert captured.out == f"{hashlib.sha256(data).hexdigest()}  {out}\n"
-    assert captured.err == ""
+    # A development checkout is unsealed and says so; nothing else goes to stderr.
+    assert captured.err == "ablation: note: unsealed environment (no closure manifest); the evaluator identity says so\n"
     document = json.loads(data)
     assert list(document) == ["inputSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator"]
     assert document["inputSha256"] == SHA
