@@ -46,7 +46,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from ablation.canonical import sha256_hex
 from ablation.errors import InputRejected, IntegrityError, OutputRefused, RejectedInput, UsageError
-from ablation.output import dumps, refuse_existing, render_output, write_exclusive
+from ablation.output import dumps, read_file, refuse_existing, render_output, write_exclusive
 from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES, Evaluation, evaluate, load_input
 from ablation.strictjson import Violation, child, decode_utf8, parse_text
 
@@ -497,16 +497,8 @@ def _require_recomputed(data: bytes, recorded: dict[str, object], evaluation: Ev
 # ------------------------------------------------------------------------ keys
 
 
-def _read(path: str, what: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        msg = f"cannot read {what} {path!r}: {exc.strerror or exc}"
-        raise UsageError(msg) from None
-
-
 def _load_private_key(path: str) -> Ed25519PrivateKey:
-    data = _read(path, "signing key")
+    data = read_file(path, "signing key")
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
@@ -519,7 +511,7 @@ def _load_private_key(path: str) -> Ed25519PrivateKey:
 
 
 def _load_public_key(path: str) -> Ed25519PublicKey:
-    data = _read(path, "public key")
+    data = read_file(path, "public key")
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, UnsupportedAlgorithm) as exc:
@@ -534,33 +526,6 @@ def _load_public_key(path: str) -> Ed25519PublicKey:
 def _key_fingerprint(key: Ed25519PublicKey) -> str:
     raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return "sha256:" + sha256_hex(raw)
-
-
-def _write_private(path: str, data: bytes) -> None:
-    """Like :func:`write_exclusive`, but the file is created with mode 0600."""
-    target = Path(path)
-    refuse_existing(target)
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError as exc:
-        msg = f"cannot write {path!r}: {exc.strerror}"
-        raise OutputRefused(msg) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            msg = f"{path!r} appeared while writing; it is never overwritten"
-            raise OutputRefused(msg) from None
-        except OSError as exc:
-            msg = f"cannot write {path!r}: {exc.strerror}"
-            raise OutputRefused(msg) from None
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def keygen(private_key_path: str, public_key_path: str) -> None:
@@ -585,7 +550,7 @@ def keygen(private_key_path: str, public_key_path: str) -> None:
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    _write_private(private_key_path, private)
+    write_exclusive(private_key_path, private, mode=0o600)
     try:
         write_exclusive(public_key_path, public)
     except OutputRefused:
@@ -745,11 +710,11 @@ def create_bundle(
     input_name = Path(input_path).name
     _check_name(input_name, "input file name")
     loaded = load_input(input_path)
-    as_given = _read(input_path, "input")
+    as_given = read_file(input_path, "input")
     if sha256_hex(as_given) != (loaded.gzip_sha256 or loaded.sha256):
         msg = f"input {input_path!r} changed while it was being archived"
         raise IntegrityError(msg)
-    results = _read(results_path, "results file")
+    results = read_file(results_path, "results file")
     shown = f"results file {results_path!r}"
     recorded = _parse_results(results, shown)
     if recorded["inputSha256"] != loaded.sha256:
@@ -1131,7 +1096,7 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
     from ablation.identity import evaluator_identity  # noqa: PLC0415
 
     public_key = _load_public_key(public_key_path) if public_key_path is not None else None
-    data = _read(bundle_path, "bundle")
+    data = read_file(bundle_path, "bundle")
     checks: list[str] = []
     # (1)
     contents = read_bundle(data)

@@ -7,7 +7,6 @@ rejected; 5 output refused; 1 internal error (a bug, shown with its traceback).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 

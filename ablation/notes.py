@@ -22,10 +22,10 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
 from ablation.errors import IntegrityError, UsageError
+from ablation.output import read_file
 
 __all__ = ["build_notes", "render_notes"]
 
@@ -623,14 +623,6 @@ def build_notes(
     return "\n".join(lines) + "\n"
 
 
-def _read(path: str, what: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        msg = f"cannot read {what} {path!r}: {exc.strerror or exc}"
-        raise UsageError(msg) from None
-
-
 def render_notes(*, results_path: str, bundle_path: str | None = None, image_digest: str | None = None) -> str:
     """Read a results file (and the bundle it was archived in) and draft the review notes.
 
@@ -647,7 +639,7 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
     """
     from ablation.archive import read_bundle  # noqa: PLC0415 - only needed with --bundle
 
-    data = _read(results_path, "results file")
+    data = read_file(results_path, "results file")
     try:
         recorded = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -658,7 +650,7 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
         raise UsageError(msg)
     bundle_sha = None
     if bundle_path is not None:
-        bundle = _read(bundle_path, "bundle")
+        bundle = read_file(bundle_path, "bundle")
         bundle_sha = sha256_hex(bundle)
         contents = read_bundle(bundle)
         if contents.files.get("results.json") != data:

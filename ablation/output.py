@@ -1,6 +1,6 @@
-"""Output text and files: SPEC §8.7/§9.1 serialization and exclusive, atomic writes.
+"""Output text and file I/O at the edges: SPEC §8.7/§9.1 serialization, exclusive atomic writes.
 
-The writer is the only place that turns values into output bytes; the file
+The writer is the only place that turns values into output bytes; a file
 appears complete or not at all and is never overwritten (PRODUCT.md ``run``).
 """
 
@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from ablation.canonical import js_number
-from ablation.errors import OutputRefused
+from ablation.errors import OutputRefused, UsageError
 
-__all__ = ["dumps", "refuse_existing", "render_output", "write_exclusive"]
+__all__ = ["dumps", "read_file", "refuse_existing", "render_output", "write_exclusive"]
 
 _string = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -99,12 +99,26 @@ def refuse_existing(path: str | os.PathLike[str]) -> None:
         raise OutputRefused(msg)
 
 
-def write_exclusive(path: str | os.PathLike[str], data: bytes) -> None:
+def read_file(path: str | os.PathLike[str], what: str) -> bytes:
+    """Read a whole file named on the command line.
+
+    Raises:
+        UsageError: (exit 2) naming ``what`` and the path when it cannot be read.
+    """
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        msg = f"cannot read {what} {os.fspath(path)!r}: {exc.strerror or exc}"
+        raise UsageError(msg) from None
+
+
+def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
     """Write ``data`` to a new file at ``path``: complete or absent, never overwritten.
 
     Writes ``.<name>.tmp-<pid>`` in the same folder, fsyncs it, hard-links it
     to ``path`` (``os.link`` fails if ``path`` appeared meanwhile) and unlinks
-    the temporary. A SIGKILL can leave only the temporary behind.
+    the temporary. A SIGKILL can leave only the temporary behind. ``mode`` is
+    the new file's permission bits (0600 for a private key).
 
     Raises:
         OutputRefused: (exit 5) when ``path`` exists or the folder is not writable.
@@ -115,7 +129,7 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes) -> None:
     refuse_existing(target)
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except OSError as exc:
         msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror}"
         raise OutputRefused(msg) from None

@@ -34,7 +34,6 @@ import binascii
 import copy
 import functools
 import json
-import math
 import random
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
