@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ablation.experiment import PROTOCOL, Case, Repository, ValidatedExperiment
 from ablation.metrics import CaseMetrics, case_metrics, delta, equal_delta, macro, member_order, summary
-from ablation.selection import ARMS, index_repository, score_case, select
+from ablation.selection import ARMS, index_repository, score_case, select_arms
 
 __all__ = [
     "COVERAGE_FAILURE",
@@ -67,19 +67,26 @@ def evaluate_cases(experiment: ValidatedExperiment) -> tuple[CaseOutcome, ...]:
 
     Spec: SPEC.md §5, §6, §7.2.
     """
-    indexes = [index_repository(repo.source_list.universe) for repo in experiment.repositories]
+    questions: list[list[str]] = [[] for _ in experiment.repositories]
+    for case in experiment.cases:
+        questions[case.record.repository_index].append(case.record.question)
+    indexes = [
+        index_repository(repo.source_list.universe, questions[r]) for r, repo in enumerate(experiment.repositories)
+    ]
     outcomes = []
     for case in experiment.cases:
         record = case.record
         repo = experiment.repositories[record.repository_index]
         index = indexes[record.repository_index]
         scores = score_case(index, record.question, case.structural)
+        availability = _availability(repo.source_list_eligible, case)
+        selections = select_arms(scores, [a for a, (_, available, _) in availability.items() if available],
+                                 record.max_items, repo.item_count)  # fmt: skip
         arms: dict[str, ArmOutcome] = {}
-        for arm, (eligible, available, failures) in _availability(repo.source_list_eligible, case).items():
+        for arm, (eligible, available, failures) in availability.items():
             metrics = None
             if available:
-                positions = select(scores, arm, record.max_items, repo.item_count)
-                metrics = case_metrics([index.paths[k] for k in positions], record.truth)
+                metrics = case_metrics([index.paths[k] for k in selections[arm]], record.truth)
             arms[arm] = ArmOutcome(eligible, available, failures, metrics)
         outcomes.append(CaseOutcome(case=case, repository=repo, arms=arms))
     return tuple(outcomes)

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass
 
 from ablation.contracts.source_list import CandidateUniverse
 from ablation.contracts.structural import StructuralEvidence
 from ablation.text import ranking_tokens
 
-__all__ = ["ARMS", "RepositoryIndex", "Scores", "index_repository", "score_case", "select"]
+__all__ = ["ARMS", "RepositoryIndex", "Scores", "index_repository", "score_case", "select_arms"]
 
 #: The four arms, in result order (SPEC §8.1).
 ARMS = ("paths", "source_list", "structural", "fusion")
@@ -49,40 +49,50 @@ class RepositoryIndex:
 _TOKEN_OR_ITEM_BREAK = re.compile("[a-z0-9]{3,}|\x00")
 
 
-def _postings(texts: Iterable[str | None]) -> dict[str, tuple[int, ...]]:
+def _postings(texts: Iterable[str | None], wanted: AbstractSet[str] | None = None) -> dict[str, tuple[int, ...]]:
     """Token → positions of the texts holding it (each position once), for tokens of ≥ 3 characters.
 
     The texts are joined with NUL (no path or metadata text can hold a control
     character: SL-13, SL-19/20), lowercased once and scanned once; shorter
     tokens can never equal a ranking token (SPEC §5.1). Lowercasing the joined
     text gives the same ASCII runs as lowercasing each text: only U+212A and
-    U+0130 lowercase to ASCII, both without context.
+    U+0130 lowercase to ASCII, both without context. With ``wanted``, only
+    those tokens (the repository's query tokens) are kept.
     """
     joined = "\x00".join("" if text is None else text for text in texts).lower()
+    found = _TOKEN_OR_ITEM_BREAK.findall(joined)
+    if wanted is not None:  # drop unwanted tokens at C speed, keeping the item breaks
+        found = list(filter(frozenset(wanted).union("\x00").__contains__, found))
     postings: dict[str, list[int]] = {}
     k = 0
-    for token in _TOKEN_OR_ITEM_BREAK.findall(joined):
+    for token in found:
         if token == "\x00":
             k += 1
-            continue
-        positions = postings.get(token)
-        if positions is None:
-            postings[token] = [k]
-        elif positions[-1] != k:
-            positions.append(k)
+        else:
+            positions = postings.get(token)
+            if positions is None:
+                postings[token] = [k]
+            elif positions[-1] != k:
+                positions.append(k)
     return {token: tuple(positions) for token, positions in postings.items()}
 
 
-def index_repository(universe: CandidateUniverse) -> RepositoryIndex:
+def index_repository(universe: CandidateUniverse, questions: Iterable[str] | None = None) -> RepositoryIndex:
     """Tokenise every item once: path tokens for all items, metadata tokens for ``present`` ones.
+
+    Args:
+        universe: the repository's candidate universe.
+        questions: the questions of the repository's cases; when given, only
+            their ranking tokens are indexed (no other token can score).
 
     Spec: SPEC.md §5.2 (each token counts at most once per item).
     """
+    wanted = None if questions is None else frozenset().union(*(ranking_tokens(q) for q in questions))
     return RepositoryIndex(
         paths=universe.paths,
         position={path: k for k, path in enumerate(universe.paths)},
-        path_postings=_postings(universe.paths),
-        metadata_postings=_postings(universe.metadata_texts),
+        path_postings=_postings(universe.paths, wanted),
+        metadata_postings=_postings(universe.metadata_texts, wanted),
     )
 
 
@@ -127,51 +137,64 @@ def score_case(index: RepositoryIndex, question: str, evidence: StructuralEviden
     return Scores(path=path, metadata=metadata, structural=structural)
 
 
-_ZERO_STRUCTURAL = (0, 0, 0, 0, 0, 0, 0)
+def _backfill(chosen: list[int], scored: set[int] | dict[int, object], max_items: int, item_count: int) -> list[int]:
+    """Append zero-score items in artifact order (= UTF-8 path order) until the budget is met."""
+    k = 0
+    while len(chosen) < max_items and k < item_count:
+        if k not in scored:
+            chosen.append(k)
+        k += 1
+    return chosen
 
 
-def _keys(scores: Scores, arm: str) -> list[tuple[int, ...]]:
-    """Sort keys of SPEC §5.3 for the arm's candidates that can score above zero.
+def select_arms(scores: Scores, arms: Iterable[str], max_items: int, item_count: int) -> dict[str, list[int]]:
+    """The first ``max_items`` positions of each requested arm's ordering (SPEC §5.3, §5.4).
 
-    Each key is ascending and ends with the item position, which stands for the
-    UTF-8 path tie-break (artifact order is UTF-8 order).
-    """
-    p, m, s = scores.path, scores.metadata, scores.structural
-    if arm == "paths":
-        return [(-score, k) for k, score in p.items()]
-    if arm == "source_list":
-        return [(-(p.get(k, 0) + m.get(k, 0)), -m.get(k, 0), -p.get(k, 0), k) for k in p.keys() | m.keys()]
-    if arm == "structural":
-        return [(*(-c for c in counts), k) for k, counts in s.items()]
-    keys = []
-    for k in s.keys() | p.keys() | m.keys():
-        pk, mk = p.get(k, 0), m.get(k, 0)
-        keys.append((*(-c for c in s.get(k, _ZERO_STRUCTURAL)), -(pk + mk), -mk, -pk, k))
-    return keys
+    Keys are the ascending tuples of SPEC §5.3 ending with the item position,
+    which stands for the UTF-8 path tie-break (artifact order is UTF-8 order),
+    so every order is total. Only candidates that can score above zero are
+    keyed; zero-score items back-fill in artifact order.
 
-
-def select(scores: Scores, arm: str, max_items: int, item_count: int) -> list[int]:
-    """The first ``max_items`` positions of the arm's ordering (SPEC §5.3, §5.4).
-
-    Candidates with a non-zero key are ordered by the arm's key (position last,
-    so the order is total); zero-score items back-fill in artifact order.
+    ``fusion`` is the structural order with the whole ``source_list`` cascade as
+    tie-break: every item with structural evidence precedes every item without,
+    and the items without keep their ``source_list`` order — so fusion takes the
+    evidence items first and then continues down the ``source_list`` ranking.
 
     Args:
         scores: the case's scores.
-        arm: one of :data:`ARMS`.
+        arms: the available arms to select for (a subset of :data:`ARMS`).
         max_items: the budget, 1 ≤ max_items ≤ item_count.
         item_count: size of the candidate universe.
 
     Returns:
-        Item positions in selection order, exactly ``max_items`` of them.
+        arm → item positions in selection order, exactly ``max_items`` each.
     """
-    keys = _keys(scores, arm)
-    chosen = [key[-1] for key in heapq.nsmallest(max_items, keys)]
-    if len(chosen) < max_items:
-        scored = {key[-1] for key in keys}
-        for k in range(item_count):
-            if k not in scored:
+    p, m, s = scores.path, scores.metadata, scores.structural
+    wanted = set(arms)
+    selections: dict[str, list[int]] = {}
+    if "paths" in wanted:
+        top = heapq.nsmallest(max_items, [(-score, k) for k, score in p.items()])
+        selections["paths"] = _backfill([k for _, k in top], p, max_items, item_count)
+    lexical_scored = p.keys() | m.keys()
+    lexical_top: list[int] = []
+    if "source_list" in wanted or "fusion" in wanted:
+        keys = [(-(p.get(k, 0) + m.get(k, 0)), -m.get(k, 0), -p.get(k, 0), k) for k in lexical_scored]
+        lexical_top = [key[-1] for key in heapq.nsmallest(max_items + len(s), keys)]
+    if "source_list" in wanted:
+        selections["source_list"] = _backfill(lexical_top[:max_items], lexical_scored, max_items, item_count)
+    if "structural" in wanted:
+        top = heapq.nsmallest(max_items, [(*(-c for c in counts), k) for k, counts in s.items()])
+        selections["structural"] = _backfill([key[-1] for key in top], s, max_items, item_count)
+    if "fusion" in wanted:
+        keys = []
+        for k, counts in s.items():
+            pk, mk = p.get(k, 0), m.get(k, 0)
+            keys.append((*(-c for c in counts), -(pk + mk), -mk, -pk, k))
+        chosen = [key[-1] for key in heapq.nsmallest(max_items, keys)]
+        for k in lexical_top:
+            if len(chosen) == max_items:
+                break
+            if k not in s:
                 chosen.append(k)
-                if len(chosen) == max_items:
-                    break
-    return chosen
+        selections["fusion"] = _backfill(chosen, lexical_scored | s.keys(), max_items, item_count)
+    return selections

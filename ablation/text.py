@@ -149,11 +149,10 @@ def extname(path: str) -> str:
     >>> [extname(p) for p in ("src/a.js", "..js", "x/...js", ".a.js", "...", "a.", ".bashrc", "..")]
     ['.js', '.js', '.js', '.js', '.', '.', '', '']
     """
-    base = path.rpartition("/")[2]
-    dot = base.rfind(".")
-    if dot <= 0 or base == "..":
-        return ""
-    return base[dot:]
+    dot = path.rfind(".")
+    if dot <= path.rfind("/") + 1 or path.endswith("/..") or path == "..":
+        return ""  # no dot in the last segment, a leading dot, or the segment ".."
+    return path[dot:]
 
 
 def tokens(text: str) -> list[str]:

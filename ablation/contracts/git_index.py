@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ablation.canonical import is_digest, raw_digest
 from ablation.contracts.base import Reporter, child, show
@@ -27,8 +27,7 @@ _RECORDS = re.compile(r"([0-9]{6}) ([0-9a-f]+) ([0-3])\t([^\x00]+)\x00")  # 11 f
 _EXTENSIONS = frozenset(DEFAULT_EXTENSIONS)
 
 
-@dataclass(frozen=True, slots=True)
-class TrackedEntry:
+class TrackedEntry(NamedTuple):
     """One kept tracked path and its derived index kind (SPEC §4.5 derivation)."""
 
     path: str
@@ -178,6 +177,8 @@ def validate_git_evidence(
             f"{len(entries)} tracked source paths",
         )  # fmt: skip
         return None
+    if entries == list(zip(universe.paths, universe.index_kinds, strict=True)):
+        return len(entries), len(decoded)
     for k, entry in enumerate(entries):
         if entry.path != universe.paths[k] or entry.index_kind != universe.index_kinds[k]:
             rep.fail(

@@ -7,6 +7,7 @@ items of the parsed raw text, in artifact order (SPEC §4.2, §4.3; preregistrat
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ablation.canonical import is_digest, raw_digest
@@ -303,24 +304,39 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
     )
 
 
-def _plain_present(item: dict[str, object], previous: str | None) -> bool:
-    """True for a valid ``present`` regular item after ``previous`` (SL-13 … SL-21, SL-31).
+# SafePath (SPEC §4.0) for an ASCII string, in one match: segments of printable ASCII
+# other than "/" and "\", none empty, "." or ".."; no drive prefix; no space at either end.
+_ASCII_SAFE_PATH = re.compile(
+    r"(?![A-Za-z]:)(?! )(?!\.\.?(?:/|\Z))[ -.0-\[\]-~]+(?:/(?!\.\.?(?:/|\Z))[ -.0-\[\]-~]+)*(?<! )"
+)
+_MAX_PATH_BYTES = 4096
 
-    A fast path only: any item it does not accept goes through every rule in order.
+
+def _plain_present(item: dict[str, object], previous: str | None) -> bool:
+    """True for a valid ``present`` regular item with an ASCII path after ``previous``.
+
+    Covers SL-13 … SL-21 and SL-31 for the common case in one pass. A fast path
+    only: any item it does not accept goes through every rule in order.
     """
     path = item["path"]
+    if (
+        type(path) is not str
+        or not path.isascii()
+        or len(path) > _MAX_PATH_BYTES
+        or (previous is not None and not previous < path)
+        or _ASCII_SAFE_PATH.fullmatch(path) is None
+    ):
+        return False
+    dot = path.rfind(".")
+    extension = path[dot:].lower() if dot > path.rfind("/") + 1 else ""  # extname, SPEC §9.9
     read_when = item["readWhen"]
     return (
         item["metadataStatus"] == "present"
         and item["indexKind"] == "regular"
         and item["worktreeKind"] == "regular"
         and item["metadataError"] is None
-        and type(path) is str
-        and (previous is None or previous < path)
-        and is_safe_path(path)
-        and type(item["extension"]) is str
-        and item["extension"] == extname(path).lower()
-        and item["extension"] in _EXTENSION_SET
+        and item["extension"] == extension
+        and extension in _EXTENSION_SET
         and is_meta_scalar(item["summary"])
         and type(read_when) is list
         and len(read_when) <= 5  # noqa: PLR2004 - SL-20

@@ -135,3 +135,54 @@ def test_fast_path_agrees_with_the_scanner_of_record(fragments: list[str]) -> No
         slow_outcome = ("ok", [(v.rule, v.path) for v in slow.violations],
                         canon(slow.value) if not slow.violations else None)
     assert fast_outcome == slow_outcome
+
+
+def _naive_selection(p: dict[int, int], m: dict[int, int], s: dict[int, tuple[int, ...]], arm: str,
+                     max_items: int, n: int) -> list[int]:  # fmt: skip
+    """SPEC §5.3 literally: sort every item by the arm's full key, take the first maxItems."""
+    zero = (0,) * 7
+
+    def key(k: int) -> tuple[int, ...]:
+        pk, mk, sk = p.get(k, 0), m.get(k, 0), tuple(-c for c in s.get(k, zero))
+        lexical = (-(pk + mk), -mk, -pk)
+        return {"paths": (-pk,), "source_list": lexical, "structural": sk, "fusion": sk + lexical}[arm] + (k,)
+
+    return sorted(range(n), key=key)[:max_items]
+
+
+@given(
+    st.integers(1, 12).flatmap(lambda n: st.tuples(
+        st.just(n),
+        st.dictionaries(st.integers(0, n - 1), st.integers(1, 3).map(lambda x: 2 * x), max_size=n),
+        st.dictionaries(st.integers(0, n - 1), st.integers(1, 3), max_size=n),
+        st.dictionaries(st.integers(0, n - 1), st.tuples(*[st.integers(0, 2)] * 7).filter(any), max_size=n),
+        st.integers(1, n),
+    ))
+)
+def test_selection_equals_a_full_sort_by_the_spec_keys(case: tuple) -> None:  # type: ignore[type-arg]
+    from ablation.selection import ARMS, Scores, select_arms
+
+    n, p, m, s, max_items = case
+    selections = select_arms(Scores(path=p, metadata=m, structural=s), ARMS, max_items, n)
+    for arm in ARMS:
+        assert selections[arm] == _naive_selection(p, m, s, arm, max_items, n), arm
+
+
+@given(st.lists(st.sampled_from(["a", "b", ".", "/", " ", "\\", ":", "C", "-", "~", "\t", "\n", "é", "ab", ".."]),
+                max_size=10).map("".join))
+def test_ascii_safe_path_fast_match_equals_the_predicate(path: str) -> None:
+    from ablation.contracts.source_list import _ASCII_SAFE_PATH
+    from ablation.text import is_safe_path
+
+    if path.isascii():
+        assert (_ASCII_SAFE_PATH.fullmatch(path) is not None) == is_safe_path(path)
+
+
+@given(st.lists(st.sampled_from(["a", ".", "/", "..", "js", "é", "K"]), max_size=8).map("".join))
+def test_extname_follows_the_last_segment_rule(path: str) -> None:
+    from ablation.text import extname
+
+    base = path.rpartition("/")[2]
+    dot = base.rfind(".")
+    expected = "" if dot <= 0 or base == ".." else base[dot:]
+    assert extname(path) == expected
