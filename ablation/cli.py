@@ -7,6 +7,7 @@ rejected; 5 output refused; 1 internal error (a bug, shown with its traceback).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -53,11 +54,27 @@ def _note_if_unsealed() -> None:
               file=sys.stderr)  # fmt: skip
 
 
+_MAX_BYTE_COUNT = 1 << 40
+
+
+def _byte_count(text: str) -> int:
+    """A positive byte count up to 1 TiB (argparse type; anything else is a usage error)."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        msg = f"not a whole number of bytes: {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not 1 <= value <= _MAX_BYTE_COUNT:
+        msg = f"must be from 1 to {_MAX_BYTE_COUNT} bytes, got {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _add_input(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, metavar="F", help="prepared input (.json or .json.gz)")
     parser.add_argument("--input-sha256", metavar="HEX", help="SHA-256 of the exact (decompressed) JSON bytes")
     parser.add_argument("--input-gzip-sha256", metavar="HEX", help="SHA-256 of the .json.gz file itself")
-    parser.add_argument("--max-input-bytes", type=int, default=_DEFAULT_MAX_INPUT_BYTES, metavar="N",
+    parser.add_argument("--max-input-bytes", type=_byte_count, default=_DEFAULT_MAX_INPUT_BYTES, metavar="N",
                         help="bound on the (decompressed) input size (default 1 GiB)")  # fmt: skip
     parser.add_argument("--errors", choices=("first", "all"), default="first",
                         help="report the first violation (default) or every one found")  # fmt: skip
@@ -277,6 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         0 ok, 2 usage, 3 integrity, 4 input rejected, 5 output refused.
     """
+    for stream in (sys.stdout, sys.stderr):  # never crash on a path the terminal cannot encode
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -290,8 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AblationError as exc:
         print(f"ablation: {exc}", file=sys.stderr)
         return exc.exit_code
-    except BrokenPipeError:
-        return 1
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

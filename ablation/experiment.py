@@ -229,6 +229,8 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
                      f"the id of /repositories/{seen[repo.id]}")  # fmt: skip
     if None in repositories:
         rep.finish()  # cases cannot be checked against a repository that failed
+        msg = "a repository failed validation without a reported violation"
+        raise AssertionError(msg)  # a bug: never drop a declared repository silently
     valid = [repo for repo in repositories if repo is not None]
     refs = [
         RepositoryRef(
@@ -239,7 +241,9 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
     ]  # fmt: skip
     records = validate_cases(value["cases"], refs, rep)
     rep.finish()
-    assert records is not None
+    if records is None:
+        msg = "cases failed validation without a reported violation"
+        raise AssertionError(msg)
     cases = []
     for record in records:
         structural, failure = _structural_outcome(record, refs[record.repository_index], sb0.get(record.index))

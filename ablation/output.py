@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from ablation.canonical import js_number
+from ablation.canonical import js_number, sha256_hex
 from ablation.errors import OutputRefused, UsageError
 
 __all__ = ["dumps", "read_file", "refuse_existing", "render_output", "write_exclusive"]
@@ -112,6 +112,18 @@ def read_file(path: str | os.PathLike[str], what: str) -> bytes:
         raise UsageError(msg) from None
 
 
+_MAX_NAME_BYTES = 255
+
+
+def _temporary_name(name: str) -> str:
+    """``.<name>.tmp-<pid>``, shortened (keeping the pid) when it would exceed a file-name limit."""
+    suffix = f".tmp-{os.getpid()}"
+    temporary = f".{name}{suffix}"
+    if len(temporary.encode("utf-8", "surrogateescape")) <= _MAX_NAME_BYTES:
+        return temporary
+    return f".{sha256_hex(name.encode('utf-8', 'surrogateescape'))[:32]}{suffix}"
+
+
 def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
     """Write ``data`` to a new file at ``path``: complete or absent, never overwritten.
 
@@ -125,19 +137,26 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
 
     Side effects: creates ``path``; fsyncs the file and its folder.
     """
+    if os.fspath(path).endswith(("/", os.sep)):
+        msg = f"output {os.fspath(path)!r} names a folder; give a file name"
+        raise OutputRefused(msg)
     target = Path(path)
     refuse_existing(target)
-    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    temporary = target.with_name(_temporary_name(target.name))
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except OSError as exc:
         msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror}"
         raise OutputRefused(msg) from None
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror or exc}"
+            raise OutputRefused(msg) from None
         try:
             os.link(temporary, target)
         except FileExistsError:

@@ -76,24 +76,33 @@ def load_input(
 ) -> LoadedInput:  # fmt: skip
     """Read the input once and check its hash before anything parses it.
 
-    A ``.gz`` file is decompressed (bounded by ``max_input_bytes``);
+    The file is read once and at most ``max_input_bytes`` of it (a larger file
+    is rule IN-1, the product's bound on what it reads); a ``.gz`` file is
+    decompressed, its output bounded by the same limit (GZ-1);
     ``input_gzip_sha256`` is checked against the compressed bytes first, and
     ``input_sha256`` against the decompressed JSON bytes.
 
     Raises:
         UsageError: unreadable file or malformed hash argument (exit 2).
         IntegrityError: a hash does not match (exit 3).
-        InputRejected: GZ-1, a corrupt or oversize gzip stream (exit 4).
+        InputRejected: IN-1, a file over the bound; GZ-1, a corrupt or oversize gzip stream (exit 4).
 
     Side effects: reads ``path``.
     """
     want = _hex_argument(input_sha256, "--input-sha256")
     want_gzip = _hex_argument(input_gzip_sha256, "--input-gzip-sha256")
+    if max_input_bytes < 1:
+        msg = f"--max-input-bytes must be a positive number of bytes, got {max_input_bytes}"
+        raise UsageError(msg)
     try:
-        raw = Path(path).read_bytes()
+        with Path(path).open("rb") as handle:
+            raw = handle.read(max_input_bytes + 1)  # bounded: never more than the limit plus one byte
     except OSError as exc:
         msg = f"cannot read input {path!r}: {exc.strerror}"
         raise UsageError(msg) from None
+    if len(raw) > max_input_bytes:
+        raise InputRejected("IN-1", f"byte {max_input_bytes}", f"an input file of at most {max_input_bytes} bytes",
+                            "more bytes (raise --max-input-bytes)")  # fmt: skip
     gzip_sha = None
     if path.endswith(".gz"):
         gzip_sha = sha256_hex(raw)
@@ -105,8 +114,6 @@ def load_input(
         if want_gzip is not None:
             msg = "--input-gzip-sha256 applies only to a .gz input"
             raise UsageError(msg)
-        if len(raw) > max_input_bytes:
-            raise InputRejected("GZ-1", "byte 0", f"at most {max_input_bytes} input bytes", f"{len(raw)} bytes")
         data = raw
     sha = sha256_hex(data)
     if want is not None and sha != want:

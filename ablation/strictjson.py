@@ -287,6 +287,7 @@ _WS = re.compile(r"[ \t\n\r]*")
 _PLAIN = re.compile(r'[^"\\\x00-\x1f]*')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _HEX4 = re.compile(r"[0-9a-fA-F]{4}")
+_LONE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 
 
@@ -327,8 +328,9 @@ class _Frame:
 def _scan_string(text: str, pos: int) -> tuple[str, int, list[tuple[int, int]]]:
     """Scan a string starting at the opening quote; return (value, end, lone surrogates).
 
-    Lone surrogates are returned as (offset, code point) and replaced by U+FFFD
-    in the value so that it stays encodable; the caller records TOP-10.
+    The value keeps lone surrogates as they are (so that two names differing
+    only there stay different); they are returned as (offset, code point) for
+    the caller to record TOP-10 and to replace by U+FFFD in what it keeps.
     """
     pos += 1
     parts: list[str] = []
@@ -366,10 +368,13 @@ def _scan_string(text: str, pos: int) -> tuple[str, int, list[tuple[int, int]]]:
                 continue
         if 0xD800 <= cp <= 0xDFFF:
             lone.append((pos, cp))
-            parts.append("\ufffd")
-        else:
-            parts.append(chr(cp))
+        parts.append(chr(cp))
         pos += 6
+
+
+def _replace_lone(value: str) -> str:
+    """U+FFFD in place of each lone surrogate (what values and pointers keep)."""
+    return _LONE.sub("\ufffd", value)
 
 
 def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state machine
@@ -430,7 +435,7 @@ def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state 
                 violations.append(
                     Violation("TOP-10", tuple(path), offset, "no lone surrogate", f"\\u{cp:04x}")
                 )
-            attach(value)
+            attach(_replace_lone(value) if lone else value)
             pos = end
         elif ch == "-" or "0" <= ch <= "9":
             m = _NUMBER.match(text, pos)
@@ -495,15 +500,16 @@ def _member_name(text: str, pos: int, frame: _Frame, path: list[Segment], violat
     """Parse ``"name" :`` at pos; record TOP-6/TOP-10 for it; push its path segment."""
     if not text.startswith('"', pos):
         raise JsonGrammarError("TOP-3", pos, "a member name string", _show(text, pos))
-    name, end, lone = _scan_string(text, pos)
+    exact, end, lone = _scan_string(text, pos)
+    name = _replace_lone(exact) if lone else exact
     path.append(name)
     for offset, cp in lone:
         violations.append(Violation("TOP-10", tuple(path), offset, "no lone surrogate", f"\\u{cp:04x}"))
-    if name in frame.names:
+    if exact in frame.names:  # compared as decoded, lone surrogates included
         violations.append(
             Violation("TOP-6", tuple(path), pos, "member names pairwise distinct", f"a second member {name!r}")
         )
-    frame.names.add(name)
+    frame.names.add(exact)
     frame.key = name
     end = _WS.match(text, end).end()  # type: ignore[union-attr]
     if not text.startswith(":", end):

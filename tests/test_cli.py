@@ -150,8 +150,11 @@ def test_gz1_corrupt_or_oversize_gzip(content: bytes, limit: str | None, tmp_pat
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["run"], ["run", "--input", "x"], ["verify", "--input", "x", "--input-sha256", "abc"], ["frobnicate"]],
-    ids=["nothing", "run-without-input", "run-without-output", "short-hash", "unknown-command"],
+    [[], ["run"], ["run", "--input", "x"], ["verify", "--input", "x", "--input-sha256", "abc"], ["frobnicate"],
+     ["verify", "--input", "x", "--max-input-bytes", "0"], ["verify", "--input", "x", "--max-input-bytes", "-1"],
+     ["verify", "--input", "x", "--max-input-bytes", "1" + "0" * 20], ["verify", "--input", "x", "--max-input-bytes", "1e3"]],
+    ids=["nothing", "run-without-input", "run-without-output", "short-hash", "unknown-command", "max-bytes-zero",
+         "max-bytes-negative", "max-bytes-huge", "max-bytes-float"],
 )
 def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert run(*args) == 2
@@ -216,3 +219,55 @@ def test_sigkill_between_temporary_write_and_link_leaves_no_output(prepared: Pat
         if proc.poll() is None:
             proc.kill()
     assert not os.path.lexists(out)
+
+
+def test_in1_plain_input_over_the_bound_is_read_no_further(prepared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("verify", "--input", str(prepared), "--max-input-bytes", "1000") == 4
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "IN-1 at byte 1000: expected an input file of at most 1000 bytes; found more bytes (raise --max-input-bytes)"
+    )
+    assert run("verify", "--input", "/dev/zero", "--max-input-bytes", "1000") == 4
+    capsys.readouterr()
+
+
+def test_output_naming_a_folder_is_refused(prepared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("run", "--input", str(prepared), "--output", str(tmp_path / "newdir") + "/") == 5
+    assert not (tmp_path / "newdir").exists()
+    capsys.readouterr()
+
+
+def test_long_output_name_still_gets_a_temporary(prepared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / ("r" * 245 + ".json")
+    assert run("run", "--input", str(prepared), "--output", str(out)) == 0
+    assert out.exists()
+    capsys.readouterr()
+
+
+def test_full_disk_is_an_output_refusal(prepared: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    import ablation.output
+
+    def no_space(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(ablation.output.os, "fsync", no_space)
+    out = tmp_path / "out.json"
+    assert run("run", "--input", str(prepared), "--output", str(out)) == 5
+    assert "No space left on device" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [prepared]
+
+
+def test_broken_pipe_is_not_an_internal_error(prepared: Path) -> None:
+    proc = subprocess.run(f"{sys.executable} -m ablation verify --input {prepared} | head -c 1 >/dev/null; "
+                          "echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
+                          text=True, cwd=ROOT, check=False)  # fmt: skip
+    assert proc.stdout.strip() == "0", proc.stderr
+
+
+def test_unencodable_path_does_not_crash(prepared: Path, tmp_path: Path) -> None:
+    out = tmp_path / "résultat.json"
+    proc = subprocess.run([sys.executable, "-m", "ablation", "run", "--input", str(prepared), "--output", str(out)],
+                          capture_output=True, cwd=ROOT, env={**os.environ, "PYTHONIOENCODING": "ascii"},
+                          check=False)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert b"r\\xe9sultat.json" in proc.stdout

@@ -166,6 +166,8 @@ MUTATIONS: list[tuple[str, Callable[[Obj], None]]] = [
     ("SL-2-empty-raw", _set(("repositories", 0, "sourceListArtifact", "rawJson"), "")),
     ("SL-3-wrong-raw-sha", _set(("repositories", 0, "sourceListArtifact", "rawSha256"), raw_digest("x"))),
     ("SL-5-unknown-payload-member", with_payload(lambda p: p.__setitem__("extra", 0))),
+    ("SL-5-payload-null", lambda obj: (repo0(obj)["sourceListArtifact"].__setitem__("rawJson", "null\n"),  # type: ignore[attr-defined]
+                                       rehash_input(obj))),  # fmt: skip
     ("SL-6-contract-version", with_payload(lambda p: p.__setitem__("contractVersion", "source-list.v2"))),
     ("SL-7-mode", with_payload(lambda p: p.__setitem__("mode", "page"))),
     ("SL-8-repository", with_payload(lambda p: p.__setitem__("repository", "/repo"))),
@@ -265,6 +267,8 @@ MUTATIONS: list[tuple[str, Callable[[Obj], None]]] = [
     ("CASE-9-truth-empty", case(0, reseal=False, truth=[])),
     ("CASE-10-truth-unknown-path", case(0, reseal=False, truth=["src/omega.js"])),
     ("CASE-10-truth-duplicate", case(0, reseal=False, truth=["src/alpha.js", "src/alpha.js"])),
+    ("CASE-10-truth-element-array", case(0, reseal=False, truth=[["src/alpha.js"]])),
+    ("CASE-10-truth-element-object", case(0, reseal=False, truth=[{"path": "src/alpha.js"}])),
     ("CASE-11-no-identity-token", case(0, question="Example 12 number 3 scenario")),
     ("CASE-12-intent", case(0, reseal=False, intentSignature=raw_digest("x"))),
     ("CASE-13-target-basis", case(0, reseal=False, truth=["src/beta.js"])),

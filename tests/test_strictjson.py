@@ -96,3 +96,9 @@ def test_top1_invalid_utf8(data: bytes, offset: int) -> None:
     with pytest.raises(Utf8Error) as info:
         decode_utf8(data)
     assert info.value.offset == offset
+
+
+def test_top6_is_not_reported_for_a_lone_surrogate_name_beside_its_replacement() -> None:
+    """`"\\ufffd"` and `"\\ud800"` are different names: only TOP-10 applies."""
+    assert [v.rule for v in parse_text('{"\\ufffd":1,"\\ud800":2}').violations] == ["TOP-10"]
+    assert [v.rule for v in parse_text('{"\\ud800":1,"\\ud800":2}').violations] == ["TOP-10", "TOP-10", "TOP-6"]

@@ -132,9 +132,11 @@ def validate_cases(  # noqa: C901, PLR0912, PLR0915
         else:
             seen: set[str] = set()
             for k, path in enumerate(truth):  # type: ignore[arg-type]
-                if type(path) is not str or path not in repo.item_paths or path in seen:
-                    what = "a path not listed before" if path in seen else "the path of an item of the repository"
-                    rep.fail("CASE-10", f"{w}/truth/{k}", what, show(path))
+                if type(path) is not str or path not in repo.item_paths:
+                    rep.fail("CASE-10", f"{w}/truth/{k}", "the path of an item of the repository", show(path))
+                    truth_ok = False
+                elif path in seen:
+                    rep.fail("CASE-10", f"{w}/truth/{k}", "a path not listed before", show(path))
                     truth_ok = False
                 else:
                     seen.add(path)

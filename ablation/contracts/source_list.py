@@ -93,18 +93,25 @@ class SourceListArtifact:
     universe: CandidateUniverse
 
 
-def _parse_raw(raw: str, where: str, rep: Reporter) -> object | None:
-    """SL-4: parse the raw text under TOP-2 … TOP-11; any violation rejects (SPEC §2.4)."""
+_UNPARSED = object()  # the raw text was not examined or violated the profile (never a JSON value)
+
+
+def _parse_raw(raw: str, where: str, rep: Reporter) -> object:
+    """SL-4: parse the raw text under TOP-2 … TOP-11; any violation rejects (SPEC §2.4).
+
+    Returns the parsed value (which may be ``None`` for the text ``null``), or
+    ``_UNPARSED`` after reporting the violations.
+    """
     try:
         parsed = parse_text(raw)
     except JsonGrammarError as exc:
         rep.fail(exc.rule, f"{where} -> character {exc.offset}", exc.expected, exc.found)
-        return None
+        return _UNPARSED
     for v in parsed.violations:
         found = f"{v.found} at character {v.offset}" if v.rule == "TOP-6" else v.found
         inner = pointer(v.path) or '""'
         rep.fail(v.rule, f"{where} -> {inner}", v.expected, found)
-    return None if parsed.violations else parsed.value
+    return _UNPARSED if parsed.violations else parsed.value
 
 
 def validate_source_list_artifact(artifact: object, where: str, rep: Reporter) -> SourceListArtifact | None:
@@ -127,7 +134,7 @@ def validate_source_list_artifact(artifact: object, where: str, rep: Reporter) -
     raw_where = child(where, "rawJson")
     raw = artifact.get("rawJson") if isinstance(artifact, dict) else None
     # The raw text is examined whenever it exists and is a string (SPEC §2.4).
-    payload = _parse_raw(raw, raw_where, rep) if isinstance(raw, str) and raw else None
+    payload = _parse_raw(raw, raw_where, rep) if isinstance(raw, str) and raw else _UNPARSED
     if not rep.check_closed("SL-1", artifact, where, ("rawJson", "rawSha256")):
         return None
     assert isinstance(artifact, dict)
@@ -142,8 +149,8 @@ def validate_source_list_artifact(artifact: object, where: str, rep: Reporter) -
     if not is_digest(sha) or sha != actual:
         rep.fail("SL-3", child(where, "rawSha256"), f"R(rawJson) = {actual}", show(sha))
         ok = False
-    if payload is None:
-        return None
+    if payload is _UNPARSED:
+        return None  # its violations are reported (SL-4), or SL-2 was
     universe = _validate_payload(payload, raw_where, rep)
     if universe is None or not ok:
         return None
