@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass
+from itertools import chain
 
 from ablation.contracts.source_list import CandidateUniverse
 from ablation.contracts.structural import StructuralEvidence
@@ -123,13 +125,10 @@ def score_case(index: RepositoryIndex, question: str, evidence: StructuralEviden
     Spec: SPEC.md §5.1, §5.2.
     """
     query = ranking_tokens(question)
-    path: dict[int, int] = {}
-    metadata: dict[int, int] = {}
-    for token in query:
-        for k in index.path_postings.get(token, ()):
-            path[k] = path.get(k, 0) + 2
-        for k in index.metadata_postings.get(token, ()):
-            metadata[k] = metadata.get(k, 0) + 1
+    # Each posting list holds an item once, so counting positions over the query's
+    # lists counts the distinct query tokens per item (Counter counts in C).
+    path = {k: 2 * n for k, n in Counter(chain.from_iterable(index.path_postings.get(t, ()) for t in query)).items()}
+    metadata = dict(Counter(chain.from_iterable(index.metadata_postings.get(t, ()) for t in query)))
     structural: dict[int, tuple[int, ...]] = {}
     if evidence is not None:
         for item_path, counts in evidence.path_statistics.items():
@@ -145,6 +144,24 @@ def _backfill(chosen: list[int], scored: set[int] | dict[int, object], max_items
             chosen.append(k)
         k += 1
     return chosen
+
+
+def _lexical_top(p: Mapping[int, int], m: Mapping[int, int], scored: AbstractSet[int], count: int) -> list[int]:
+    """The first ``count`` positions of the ``source_list`` order among the lexically scored items.
+
+    Only items whose total (path + metadata) reaches the ``count``-th largest
+    total can be among them, so only those are keyed and sorted.
+    """
+    totals = {k: p.get(k, 0) + m.get(k, 0) for k in scored}
+    threshold = 0
+    seen = 0
+    for total, n in sorted(Counter(totals.values()).items(), reverse=True):
+        threshold = total
+        seen += n
+        if seen >= count:
+            break
+    keys = [(-total, -m.get(k, 0), -p.get(k, 0), k) for k, total in totals.items() if total >= threshold]
+    return [key[-1] for key in heapq.nsmallest(count, keys)]
 
 
 def select_arms(scores: Scores, arms: Iterable[str], max_items: int, item_count: int) -> dict[str, list[int]]:
@@ -178,8 +195,7 @@ def select_arms(scores: Scores, arms: Iterable[str], max_items: int, item_count:
     lexical_scored = p.keys() | m.keys()
     lexical_top: list[int] = []
     if "source_list" in wanted or "fusion" in wanted:
-        keys = [(-(p.get(k, 0) + m.get(k, 0)), -m.get(k, 0), -p.get(k, 0), k) for k in lexical_scored]
-        lexical_top = [key[-1] for key in heapq.nsmallest(max_items + len(s), keys)]
+        lexical_top = _lexical_top(p, m, lexical_scored, max_items + len(s))
     if "source_list" in wanted:
         selections["source_list"] = _backfill(lexical_top[:max_items], lexical_scored, max_items, item_count)
     if "structural" in wanted:

@@ -7,6 +7,7 @@ items of the parsed raw text, in artifact order (SPEC §4.2, §4.3; preregistrat
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 
@@ -222,23 +223,16 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
             rep.check_closed("SL-12", item, f"{p}/items/{i}", _ITEM_MEMBERS)
             previous = None
             continue
-        if _plain_present(item, previous):  # the common case, checked in one pass
-            present += 1
-            previous = item["path"]
-            paths.append(previous)  # type: ignore[arg-type]
+        path, index_kind, extension, worktree, status, summary, read_when, error = _members(item)
+        plain = _plain_item(path, index_kind, extension, worktree, status, summary, read_when, error, previous)
+        if plain is not None:  # the common cases, checked in one pass
+            previous = path  # type: ignore[assignment]
+            paths.append(path)  # type: ignore[arg-type]
             kinds.append("regular")
-            read_when = item["readWhen"]
-            texts.append(" ".join([item["summary"], *read_when]) if read_when else item["summary"])  # type: ignore[list-item]
+            texts.append(plain or None)
+            present += plain != ""
             continue
         w = f"{p}/items/{i}"
-        path = item["path"]
-        index_kind = item["indexKind"]
-        extension = item["extension"]
-        worktree = item["worktreeKind"]
-        status = item["metadataStatus"]
-        summary = item["summary"]
-        read_when = item["readWhen"]
-        error = item["metadataError"]
         path_ok = type(path) is str and is_safe_path(path)
         if not path_ok:
             rep.fail("SL-13", w + "/path", "a SafePath", show(path))
@@ -319,36 +313,44 @@ _ASCII_SAFE_PATH = re.compile(
 _MAX_PATH_BYTES = 4096
 
 
-def _plain_present(item: dict[str, object], previous: str | None) -> bool:
-    """True for a valid ``present`` regular item with an ASCII path after ``previous``.
+_members = operator.itemgetter(*_ITEM_MEMBERS)
 
-    Covers SL-13 … SL-21 and SL-31 for the common case in one pass. A fast path
-    only: any item it does not accept goes through every rule in order.
+
+def _plain_item(  # noqa: PLR0913 - the eight members of one item
+    path: object, index_kind: object, extension: object, worktree: object, status: object, summary: object,
+    read_when: object, error: object, previous: str | None,
+) -> str | None:  # fmt: skip
+    """Fast path for the common items: a regular item with an ASCII path, ``present`` or ``absent``.
+
+    Returns the item's metadata text (``""`` for ``absent``) when the item
+    satisfies SL-13 … SL-24 and SL-31 after ``previous``; ``None`` sends it
+    through every rule in order (it may still be valid).
     """
-    path = item["path"]
     if (
-        type(path) is not str
+        index_kind != "regular"
+        or worktree != "regular"
+        or error is not None
+        or type(path) is not str
         or not path.isascii()
         or len(path) > _MAX_PATH_BYTES
         or (previous is not None and not previous < path)
         or _ASCII_SAFE_PATH.fullmatch(path) is None
     ):
-        return False
+        return None
     dot = path.rfind(".")
-    extension = path[dot:].lower() if dot > path.rfind("/") + 1 else ""  # extname, SPEC §9.9
-    read_when = item["readWhen"]
-    return (
-        item["metadataStatus"] == "present"
-        and item["indexKind"] == "regular"
-        and item["worktreeKind"] == "regular"
-        and item["metadataError"] is None
-        and item["extension"] == extension
-        and extension in _EXTENSION_SET
-        and is_meta_scalar(item["summary"])
-        and type(read_when) is list
-        and len(read_when) <= 5  # noqa: PLR2004 - SL-20
-        and all(is_meta_scalar(hint) for hint in read_when)
-    )
+    if extension != (path[dot:].lower() if dot > path.rfind("/") + 1 else "") or extension not in _EXTENSION_SET:
+        return None  # extname of an ASCII safe path (no ".." segment), SPEC §9.9
+    if status == "absent":
+        return "" if summary is None and read_when == [] and type(read_when) is list else None
+    if (
+        status != "present"
+        or not is_meta_scalar(summary)
+        or type(read_when) is not list
+        or len(read_when) > 5  # noqa: PLR2004 - SL-20
+        or not all(is_meta_scalar(hint) for hint in read_when)
+    ):
+        return None
+    return " ".join([summary, *read_when]) if read_when else summary  # type: ignore[list-item,return-value]
 
 
 def _kinds_and_error(
