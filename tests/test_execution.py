@@ -571,7 +571,22 @@ def test_message_inner_pointer_is_one_line() -> None:
 
 def test_message_cleanup() -> None:
     assert _message(_edit(f"{OB}/cleanup/completed", False)) == (
-        "OBS-19 at executionObservation/cleanup/completed: expected True; found False"
+        "OBS-19 at executionObservation/cleanup/completed: expected true; found false"
+    )
+
+
+def test_messages_spell_expected_constants_as_json() -> None:
+    assert _message(_edit(f"{OB}/targetState/noIndex", False)) == (
+        "OBS-17 at executionObservation/targetState/noIndex: expected true; found false"
+    )
+    assert _message(_edit(f"{OB}/targetState/indexRead", None)) == (
+        "OBS-17 at executionObservation/targetState/indexRead: expected false; found null"
+    )
+    assert _message(_edit(f"{OB}/process/processGroupTerminationConfirmed", 1)) == (
+        "OBS-18 at executionObservation/process/processGroupTerminationConfirmed: expected true; found 1"
+    )
+    assert _message(_edit(f"{OB}/targetState/ontologyBefore", True)) == (
+        "OBS-17 at executionObservation/targetState/ontologyBefore: expected 'absent'; found true"
     )
 
 

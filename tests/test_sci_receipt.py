@@ -615,9 +615,26 @@ def test_message_RCPT_28() -> None:
 
 def test_message_RCPT_41_type_trap() -> None:
     assert _receipt_error(_edit(f"{R}/summary/complete", 1)).startswith(
-        "RCPT-41 at receipt/summary/complete: expected True (stable, "
+        "RCPT-41 at receipt/summary/complete: expected true (stable, "
     )
     assert _receipt_error(_edit(f"{R}/summary/complete", 1)).endswith("; found 1")
+
+
+def test_messages_spell_json_constants_as_json() -> None:
+    """Expected and found values read ``true``/``false``/``null``, never Python's ``True``/``False``/``None``."""
+    assert _receipt_error(_edit(f"{R}/backend/outcome/exitCode", False)) == (
+        "RCPT-16 at receipt/backend/outcome/exitCode: expected 0 (status 'succeeded'); found false"
+    )
+    timed_out = _edit(f"{R}/backend/outcome", {"status": "timed_out", "exitCode": 0, "message": ""})
+    assert _receipt_error(timed_out) == (
+        "RCPT-16 at receipt/backend/outcome/exitCode: expected null (status 'timed_out'); found 0"
+    )
+    assert _receipt_error(_edit(f"{R}/summary/capped", True)).startswith(
+        "RCPT-38 at receipt/summary/capped: expected false (totalObservedCount "
+    )
+    assert _receipt_error(_edit(f"{R}/repository/stableAcrossExecution", None)) == (
+        "RCPT-8 at receipt/repository/stableAcrossExecution: expected a boolean; found null"
+    )
 
 
 def test_message_RCPT_37_names_first_offending_entry() -> None:

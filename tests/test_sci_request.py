@@ -318,6 +318,25 @@ def test_same_is_type_strict() -> None:
     assert same("a", "a")
 
 
+def test_show_spells_json_constants_as_json() -> None:
+    assert [show(None), show(True), show(False), show(0), show(-1), show("null")] == [
+        "null", "true", "false", "0", "-1", "'null'"
+    ]
+
+
+def test_request_failure_shows_json_spellings() -> None:
+    request = make_request()
+    request["seeds"] = None
+    with pytest.raises(BundleInvalid) as info:
+        check_request(request, "expectedRequest")
+    assert str(info.value) == "REQ-3 at expectedRequest/seeds: expected an array of 1 to 256 seeds; found null"
+    request = make_request()
+    request["limits"]["timeoutMs"] = True
+    with pytest.raises(BundleInvalid) as info:
+        check_request(request, "expectedRequest")
+    assert str(info.value).endswith("expected an Int from 1 to 120000; found true")
+
+
 def test_show_truncates_and_stays_on_one_line() -> None:
     assert show("x" * 500) == "'" + "x" * 78 + "… (500 characters)"
     assert show("a\u2028b\nc") == "'a\\u2028b\\nc'"

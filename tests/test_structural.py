@@ -557,6 +557,15 @@ SB_CASES = rule_cases(
 )
 
 
+def test_SB_messages_spell_json_constants_as_json() -> None:
+    not_stable = mutated(lambda b: (put(b, "receipt/repository/stableAcrossExecution", False),
+                                    put(b, "receipt/summary/complete", False)))  # fmt: skip
+    err = assert_fails(not_stable, "SB-8", "receipt/repository/stableAcrossExecution")
+    assert err.detail == "at receipt/repository/stableAcrossExecution: expected true; found false"
+    err = assert_fails(mutated(_incomplete), "SB-13", "receipt/summary/complete")
+    assert err.detail == "at receipt/summary/complete: expected true; found false"
+
+
 @pytest.mark.parametrize(("rule", "where", "mutation", "skip"), SB_CASES)
 def test_rule(rule: str, where: str, mutation: Callable[[Bundle], object], skip: Iterable[str]) -> None:
     assert_fails(mutated(mutation, skip), rule, where)

@@ -292,17 +292,17 @@ def _check_state(obs: dict[str, object], repository_commit: str, where: str) -> 
     for rule, members in (("OBS-16", gates), ("OBS-17", _INDEX_POSTURE)):
         for name, wanted in members:
             if not same(state[name], wanted):
-                fail(rule, child(ts_where, name), repr(wanted), show(state[name]))
+                fail(rule, child(ts_where, name), show(wanted), show(state[name]))
     process_where = child(where, "process")
     process = _PROCESS.check("OBS-18", obs["process"], process_where)
     for name, wanted in _PROCESS_VALUES:
         if not same(process[name], wanted):
-            fail("OBS-18", child(process_where, name), repr(wanted), show(process[name]))
+            fail("OBS-18", child(process_where, name), show(wanted), show(process[name]))
     cleanup_where = child(where, "cleanup")
     cleanup = _CLEANUP.check("OBS-19", obs["cleanup"], cleanup_where)
     for name in ("completed", "temporaryRootsRemoved"):
         if not same(cleanup[name], True):
-            fail("OBS-19", child(cleanup_where, name), "True", show(cleanup[name]))
+            fail("OBS-19", child(cleanup_where, name), show(True), show(cleanup[name]))
 
 
 def _check_text(

@@ -171,7 +171,7 @@ def check_receipt(receipt: object, where: str = "receipt") -> CheckedReceipt:
         fail(
             "RCPT-41",
             child(child(where, "summary"), "complete"),
-            f"{complete!r} (stable, base = observed fingerprint, succeeded, not capped, "
+            f"{show(complete)} (stable, base = observed fingerprint, succeeded, not capped, "
             "no limitation affecting completeness)",
             show(summary["complete"]),
         )
@@ -241,7 +241,7 @@ def _check_backend(value: object, where: str) -> tuple[dict[str, object], str]:
     elif status == "failed":
         ok, expected = is_int(code) and code != 0, "an Int other than 0 (status 'failed')"
     else:
-        ok, expected = code is None, f"None (status {status!r})"
+        ok, expected = code is None, f"{show(None)} (status {status!r})"
     if not ok:
         fail("RCPT-16", child(outcome_where, "exitCode"), expected, show(code))
     return backend, status
@@ -449,7 +449,7 @@ def _check_summary(r: dict[str, object], where: str, request: dict[str, object],
         fail(
             "RCPT-38",
             child(summary_where, "capped"),
-            f"{expected!r} (totalObservedCount {total} > returnedCount {returned})",
+            f"{show(expected)} (totalObservedCount {total} > returnedCount {returned})",
             show(capped),
         )
     return expected

@@ -56,6 +56,7 @@ _OPERATION_SET = frozenset(OPERATIONS)
 _SEED_KIND_SET = frozenset(SEED_KINDS)
 _SEED_ID = re.compile(r"seed:[a-z0-9][a-z0-9._-]{0,127}")
 _SHOW_LIMIT = 80
+_JSON_CONSTANTS: dict[object, str] = {None: "null", True: "true", False: "false"}
 _WHERE_LIMIT = 240
 
 # ------------------------------------------------------------------ shared helpers
@@ -64,16 +65,21 @@ _WHERE_LIMIT = 240
 def show(value: object) -> str:
     """Show a parsed JSON value in a failure message: one line, at most about 80 characters.
 
-    Scalars are shown with ``repr`` (so ``True`` and ``1`` stay distinct);
-    containers by their size.
+    JSON spellings: ``null``, ``true``, ``false``, numbers as written (so
+    ``true`` and ``1`` stay distinct); strings quoted as Python does, with
+    every control character escaped (``'a\\nb'``); containers by their
+    size. Use it for expected values too, so a message never mixes
+    ``True`` and ``true``.
 
-    >>> [show(None), show(True), show(1), show("a\\nb"), show([1, 2]), show({})]
-    ['None', 'True', '1', "'a\\\\nb'", 'an array of 2 elements', 'an object with 0 members']
+    >>> [show(None), show(True), show(False), show(1), show("a\\nb"), show([1, 2]), show({})]
+    ['null', 'true', 'false', '1', "'a\\\\nb'", 'an array of 2 elements', 'an object with 0 members']
     """
     if isinstance(value, list):
         return f"an array of {len(value)} element{'' if len(value) == 1 else 's'}"
     if isinstance(value, dict):
         return f"an object with {len(value)} member{'' if len(value) == 1 else 's'}"
+    if value is None or isinstance(value, bool):
+        return _JSON_CONSTANTS[value]
     text = repr(value)
     if len(text) <= _SHOW_LIMIT:
         return text

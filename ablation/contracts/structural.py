@@ -183,7 +183,7 @@ def check_receipt_binding(
         if not same(repository[name], snapshot):
             fail("SB-8", f"receipt/repository/{name}", repr(snapshot), show(repository[name]))
     if not same(repository["stableAcrossExecution"], True):
-        fail("SB-8", "receipt/repository/stableAcrossExecution", "True", show(repository["stableAcrossExecution"]))
+        fail("SB-8", "receipt/repository/stableAcrossExecution", show(True), show(repository["stableAcrossExecution"]))
     provenance = _EXPECTED_PROVENANCE.check("SB-9", bundle["expectedProvenance"], "expectedProvenance")
     producer, backend = receipt["producer"], receipt["backend"]
     assert isinstance(producer, dict)
@@ -214,7 +214,7 @@ def check_receipt_binding(
     summary = receipt["summary"]
     assert isinstance(summary, dict)
     if not same(summary["complete"], True):
-        fail("SB-13", "receipt/summary/complete", "True", show(summary["complete"]))
+        fail("SB-13", "receipt/summary/complete", show(True), show(summary["complete"]))
 
 
 def check_evidence_paths(evidence: list[dict[str, dict[str, object]]], item_paths: AbstractSet[str]) -> None:
