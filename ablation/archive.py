@@ -20,6 +20,16 @@ entries sorted by UTF-8 name with their folders, fixed mtime (0 or
 ``SOURCE_DATE_EPOCH``), uid/gid 0, empty owner names, modes 0644/0755, GNU tar
 format (no PAX records), gzip header with mtime 0 and no file name.
 
+``SHA256SUMS`` lines are ``<hex>  <path>\\n`` and are read back by splitting on
+``\\n`` alone (U+0085, U+2028 and U+2029 are ordinary name characters); a file
+name holding ``\\n``, ``\\r``, another C0 control, DEL or a backslash is
+refused when archiving, so no line ever needs ``sha256sum``'s escaping.
+``--evidence`` never follows a symbolic link, given directly or found inside a
+folder. ``results.json`` and ``identity.json`` are parsed by
+:func:`parse_json_file` (any malformation is one line naming the member, never
+a traceback) and must be self-consistent (:func:`load_results`,
+:func:`load_identity`, :func:`check_input_hashes`).
+
 Only this module and the CLI touch bundle files; the helpers that derive the
 evidence files and build the tar bytes are pure.
 """
@@ -33,36 +43,44 @@ import io
 import json
 import os
 import re
+import stat
 import tarfile
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NoReturn
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ablation.canonical import sha256_hex
-from ablation.errors import InputRejected, IntegrityError, OutputRefused, RejectedInput, UsageError
+from ablation.canonical import canonical_digest, sha256_hex
+from ablation.errors import AblationError, InputRejected, IntegrityError, OutputRefused, RejectedInput, UsageError
 from ablation.output import dumps, read_file, refuse_existing, render_output, write_exclusive
 from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES, Evaluation, evaluate, load_input
 from ablation.strictjson import Violation, child, decode_utf8, parse_text
 
 __all__ = [
     "INDEX",
+    "MAX_JSON_DEPTH",
     "MAX_MEMBER_BYTES",
     "MAX_TOTAL_BYTES",
     "SIGNATURE",
     "SUMS",
     "BundleContents",
     "BundleReport",
+    "BundledInput",
     "EvidenceFile",
     "bundle_bytes",
+    "bundled_input",
+    "check_input_hashes",
     "create_bundle",
     "derive_evidence",
     "keygen",
+    "load_identity",
+    "load_results",
+    "parse_json_file",
     "read_bundle",
     "render_sums",
     "top_folder",
@@ -333,7 +351,12 @@ def derive_evidence(
 def render_sums(files: Mapping[str, bytes]) -> bytes:
     """``SHA256SUMS``: ``<hex>  <path>\\n`` per file, sorted by UTF-8 path.
 
-    >>> render_sums({"b": b"", "a": b"x"}).decode().splitlines()[1]
+    Paths never hold ``\\n``, ``\\r``, another C0 control, DEL or a backslash:
+    ``archive`` refuses such names (a usage error), so no line needs
+    ``sha256sum``'s backslash escaping and every line reads back by splitting
+    on ``\\n`` alone. Other characters, U+0085 and U+2028 included, are kept as is.
+
+    >>> render_sums({"b": b"", "a": b"x"}).decode().split("\\n")[1]
     'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  b'
     """
     return "".join(f"{sha256_hex(files[p])}  {p}\n" for p in sorted(files, key=_utf8_key)).encode("utf-8")
@@ -386,29 +409,231 @@ def bundle_bytes(top: str, files: Mapping[str, bytes], *, mtime: int = 0) -> byt
 # ------------------------------------------------------------ results comparison
 
 
+MAX_JSON_DEPTH = 256  # containers nested deeper in results.json or identity.json are refused
+# ablation writes integers (counts, byte sizes) and doubles, some of which ECMAScript spells
+# without an exponent up to 1e21; no literal it writes has more digits than the largest double.
+_MAX_INT_DIGITS = 309
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+# The members of a results file, in the order ``ablation run`` writes them (PRODUCT.md ``run``).
+_RESULTS_MEMBERS = ("inputSha256", "inputGzipSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator")
+
+
+class _Unwritten(ValueError):
+    """JSON text that ablation never writes (raised by the decoder hooks)."""
+
+
 def _reject_constant(literal: str) -> object:
-    msg = f"{literal} is not JSON"
-    raise ValueError(msg)
+    msg = f"{literal}, which is not JSON"
+    raise _Unwritten(msg)
 
 
-def _parse_results(data: bytes, member: str) -> dict[str, object]:
-    """The recorded results file as a dict (our own output: plain ``json`` suffices)."""
-    try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError) as exc:
-        msg = f"{member}: not a JSON results file ({exc})"
-        raise IntegrityError(msg) from None
-    if not isinstance(value, dict):
-        msg = f"{member}: not a JSON object"
-        raise IntegrityError(msg)
-    for key in ("inputSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator"):
-        if key not in value:
-            msg = f"{member}: has no {key!r} member"
-            raise IntegrityError(msg)
-    if not isinstance(value["inputSha256"], str):
-        msg = f"{member}: inputSha256 is not a string"
-        raise IntegrityError(msg)
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        msg = f"the number {_short(literal, 40)}, too large for a double"
+        raise _Unwritten(msg)
     return value
+
+
+def _bounded_int(literal: str) -> int:
+    digits = len(literal.lstrip("-"))
+    if digits > _MAX_INT_DIGITS:
+        msg = f"an integer of {digits} digits, beyond any double"
+        raise _Unwritten(msg)
+    return int(literal)
+
+
+def _unique_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                msg = f"an object with the member {_short(json.dumps(name, ensure_ascii=False))} twice"
+                raise _Unwritten(msg)
+            seen.add(name)
+    return value
+
+
+_decoder = json.JSONDecoder(
+    object_pairs_hook=_unique_members,
+    parse_float=_finite_float,
+    parse_int=_bounded_int,
+    parse_constant=_reject_constant,
+)
+
+
+def _depth_within(value: object, limit: int) -> bool:
+    """Whether no container in ``value`` is nested deeper than ``limit`` (iterative: never recurses)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > limit:
+                return False
+            stack.extend((element, depth + 1) for element in (node.values() if isinstance(node, dict) else node))
+    return True
+
+
+def parse_json_file(data: bytes, member: str, error: type[AblationError] = IntegrityError) -> object:
+    """Parse a JSON file that ablation wrote (``results.json``, ``identity.json``), or fail on one line.
+
+    Refused, each as ``error("<member>: <why>")``: bytes that are not UTF-8;
+    text that is not one JSON value; ``NaN``/``Infinity``; a number too large
+    for a double (an integer literal of more than 309 digits included); a
+    member name twice in one object; a lone surrogate (ablation writes UTF-8,
+    which cannot hold one); containers nested deeper than
+    :data:`MAX_JSON_DEPTH` (also when the standard parser runs out of
+    recursion first: never a ``RecursionError``).
+
+    Args:
+        data: the file's bytes.
+        member: how the message names the file (a bundle member or ``results file '<path>'``).
+        error: the exception to raise: :class:`IntegrityError` for a bundle
+            member (exit 3), :class:`UsageError` for a file named on the command line (exit 2).
+
+    Returns:
+        The parsed value, whose containers are at most :data:`MAX_JSON_DEPTH` deep.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        msg = f"{member}: not UTF-8 text (byte {exc.start})"
+        raise error(msg) from None
+    try:
+        value = _decoder.decode(text)
+    except RecursionError:
+        value = None
+        deep = True
+    except _Unwritten as exc:
+        msg = f"{member}: holds {exc}; ablation never writes that"
+        raise error(msg) from None
+    except ValueError as exc:
+        msg = f"{member}: not JSON ({_short(str(exc), 160)})"
+        raise error(msg) from None
+    else:
+        deep = not _depth_within(value, MAX_JSON_DEPTH)
+    if deep:
+        msg = f"{member}: containers nested deeper than {MAX_JSON_DEPTH} levels; ablation never writes that"
+        raise error(msg)
+    if _SURROGATE_ESCAPE.search(text) is not None:
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            msg = f"{member}: a string holds a lone surrogate escape, which UTF-8 cannot hold"
+            raise error(msg) from None
+    return value
+
+
+def _check_identity_digest(identity: object, where: str, member: str, error: type[AblationError]) -> dict[str, object]:
+    """An identity object whose ``identityDigest`` is the canonical digest of its ``measured`` object.
+
+    A wrong type is ``error``; a digest that differs is always :class:`IntegrityError`.
+    """
+    if not isinstance(identity, dict):
+        msg = f"{member}: {where + ' is ' if where else ''}{_json_type(identity)}, not an evaluator identity object"
+        raise error(msg)
+    for name, wanted in (("measured", dict), ("identityDigest", str)):
+        if name not in identity:
+            msg = f"{member}: {where}/{name} is absent"
+            raise error(msg)
+        if not isinstance(identity[name], wanted):
+            kind = "an object" if wanted is dict else "a string"
+            msg = f"{member}: {where}/{name} is {_json_type(identity[name])}, not {kind}"
+            raise error(msg)
+    digest = canonical_digest(identity["measured"])
+    if identity["identityDigest"] != digest:
+        msg = (f"{member}: {where}/identityDigest {_short(str(identity['identityDigest']))} is not the canonical "
+               f"digest {digest} of {where}/measured")  # fmt: skip
+        raise IntegrityError(msg)
+    return identity
+
+
+def load_identity(data: bytes, member: str) -> dict[str, object]:
+    """``identity.json`` of a bundle: JSON (:func:`parse_json_file`) and self-consistent.
+
+    Raises:
+        IntegrityError: ``<member>: …`` when it is not an identity object or its
+            ``identityDigest`` is not the canonical digest of its ``measured``.
+    """
+    return _check_identity_digest(parse_json_file(data, member), "", member, IntegrityError)
+
+
+def load_results(data: bytes, member: str, error: type[AblationError] = IntegrityError) -> dict[str, object]:
+    """A results file written by ``ablation run``: parsed, its shape and its own digest checked.
+
+    Shape (failures raise ``error``): a JSON object with only the members
+    ``ablation run`` writes; ``inputSha256`` (and ``inputGzipSha256`` when
+    present) 64 lowercase hex digits; ``inputSha256Pinned`` a boolean;
+    ``result`` and ``gateAssessment`` objects; ``evaluator`` an object with a
+    ``measured`` object and an ``identityDigest`` string. Self-consistency
+    (always :class:`IntegrityError`): ``evaluator.identityDigest`` is the
+    canonical digest (SPEC §3) of ``evaluator.measured``.
+
+    Args:
+        data: the file's bytes.
+        member: how messages name the file.
+        error: :class:`IntegrityError` inside a bundle, :class:`UsageError` for ``--results``.
+
+    Raises:
+        AblationError: ``error`` or :class:`IntegrityError`, ``<member>: <what>``.
+    """
+    value = parse_json_file(data, member, error)
+
+    def refuse(why: str) -> NoReturn:
+        msg = f"{member}: not an ablation results file: {why}"
+        raise error(msg)
+
+    if not isinstance(value, dict):
+        refuse(f"{_json_type(value)}, not an object")
+    for name in value:
+        if name not in _RESULTS_MEMBERS:
+            refuse(f"it has the member {_short(json.dumps(name, ensure_ascii=False))}, which ablation never writes")
+    for name in _RESULTS_MEMBERS:
+        if name not in value and name != "inputGzipSha256":
+            refuse(f"it has no {name!r} member")
+    for name in ("inputSha256", "inputGzipSha256"):
+        found = value.get(name)
+        if name in value and not (isinstance(found, str) and _HEX64.fullmatch(found)):
+            shown = _short(json.dumps(found, ensure_ascii=False)) if isinstance(found, str) else _json_type(found)
+            refuse(f"/{name} is {shown}, not 64 lowercase hex digits")
+    for name, kind, wanted in (("inputSha256Pinned", "a boolean", bool), ("result", "an object", dict),
+                               ("gateAssessment", "an object", dict)):  # fmt: skip
+        if not isinstance(value[name], wanted):
+            refuse(f"/{name} is {_json_type(value[name])}, not {kind}")
+    _check_identity_digest(value["evaluator"], "/evaluator", member, error)
+    return value
+
+
+def check_input_hashes(
+    recorded: Mapping[str, object], member: str, input_name: str, input_sha256: str, input_gzip_sha256: str | None
+) -> None:
+    """The results file names this input: ``inputSha256``, and ``inputGzipSha256`` exactly for a ``.gz`` file.
+
+    Args:
+        recorded: a results file checked by :func:`load_results`.
+        member: how messages name the results file.
+        input_name: how messages name the input.
+        input_sha256: SHA-256 of the input's JSON bytes (decompressed for ``.gz``).
+        input_gzip_sha256: SHA-256 of a ``.gz`` input file, ``None`` for a plain one.
+
+    Raises:
+        IntegrityError: ``<member>: <which hash> …`` naming what differs.
+    """
+    if recorded["inputSha256"] != input_sha256:
+        msg = f"{member}: inputSha256 {recorded['inputSha256']} is not the SHA-256 {input_sha256} of {input_name}"
+        raise IntegrityError(msg)
+    recorded_gzip = recorded.get("inputGzipSha256")
+    if input_gzip_sha256 is None and recorded_gzip is not None:
+        msg = f"{member}: has inputGzipSha256 {recorded_gzip}, but {input_name} is not a .gz file"
+        raise IntegrityError(msg)
+    if input_gzip_sha256 is not None and recorded_gzip is None:
+        msg = f"{member}: has no inputGzipSha256, but {input_name} is a .gz file (SHA-256 {input_gzip_sha256})"
+        raise IntegrityError(msg)
+    if recorded_gzip != input_gzip_sha256:
+        msg = f"{member}: inputGzipSha256 {recorded_gzip} is not the SHA-256 {input_gzip_sha256} of {input_name}"
+        raise IntegrityError(msg)
 
 
 def _short(text: str, limit: int = 80) -> str:
@@ -572,7 +797,13 @@ def _source_date_epoch(environ: Mapping[str, str]) -> int:
 
 
 def _check_name(rel: str, what: str) -> None:
-    """A bundle path must be listable in SHA256SUMS and safe to extract."""
+    """A bundle path must be listable in SHA256SUMS and safe to extract.
+
+    Refused (a usage error naming the file): a name that is not valid UTF-8;
+    one holding ``\\n``, ``\\r`` or another C0 control, DEL or a backslash
+    (a ``SHA256SUMS`` line could not hold it without ``sha256sum``'s escaping,
+    which this format does not use); an empty, ``.`` or ``..`` segment.
+    """
     try:
         rel.encode("utf-8")
     except UnicodeEncodeError:
@@ -595,26 +826,45 @@ def _evidence_name(given: str) -> str:
 
 
 def _read_regular(path: Path, shown: str) -> bytes:
+    """The bytes of a regular file, opened without following a symbolic link (``O_NOFOLLOW``)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_MEMBER_BYTES:
-            msg = f"--evidence file {shown!r} is larger than 1 GiB"
-            raise UsageError(msg)
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
+        if path.is_symlink():
+            msg = f"--evidence {shown!r} is a symbolic link; only regular files are archived"
+            raise UsageError(msg) from None
         msg = f"cannot read --evidence {shown!r}: {exc.strerror or exc}"
         raise UsageError(msg) from None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                msg = f"--evidence {shown!r} is not a regular file"
+                raise UsageError(msg)
+            if info.st_size > MAX_MEMBER_BYTES:
+                msg = f"--evidence file {shown!r} is larger than 1 GiB"
+                raise UsageError(msg)
+            return handle.read()
+        except OSError as exc:
+            msg = f"cannot read --evidence {shown!r}: {exc.strerror or exc}"
+            raise UsageError(msg) from None
 
 
 def _collect_extras(paths: Iterable[str]) -> dict[str, bytes]:
     """``extra/<name>`` for each ``--evidence`` file; a folder gives its regular files, relative paths kept.
 
-    Symbolic links and special files inside a folder are refused (they could
-    point outside it); empty folders are not recorded.
+    Symbolic links are never followed: an ``--evidence`` path that is itself a
+    symbolic link (to a file or a folder) is refused, like a symbolic link
+    inside a folder, since either could point anywhere; archive the target
+    instead. Only the last component counts: the folders leading to the path
+    may be links. Special files (fifos, devices, sockets) are refused; empty
+    folders are not recorded. Each file is opened with ``O_NOFOLLOW``, so a
+    file swapped for a link after the check is refused too.
 
     Raises:
-        UsageError: unreadable path, a symlink or special file in a folder, an
-            unlistable name, or two evidence files with the same bundle path.
+        UsageError: unreadable path, a symlink given or inside a folder, a
+            special file, an unlistable name (see :func:`_check_name`), or two
+            evidence files with the same bundle path.
     """
     extras: dict[str, bytes] = {}
 
@@ -629,6 +879,10 @@ def _collect_extras(paths: Iterable[str]) -> dict[str, bytes]:
     for given in paths:
         name = _evidence_name(given)
         path = Path(given)
+        if path.is_symlink():
+            msg = (f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
+                   "(give the file or folder it points to)")  # fmt: skip
+            raise UsageError(msg)
         if not path.exists():
             msg = f"--evidence {given!r} does not exist"
             raise UsageError(msg)
@@ -673,7 +927,10 @@ def create_bundle(
     2. Read the input with :func:`load_input` (a ``.json.gz`` is decompressed;
        the bundle keeps the file as given) and check its bytes did not change
        between the hash and the copy.
-    3. The results file must name the input's hash (and its gzip hash, when both record one).
+    3. The results file must be one (:func:`load_results`; not JSON or the
+       wrong shape is a usage error) whose evaluator digest is its own, and
+       must name the input's hash, and its gzip hash exactly when the input
+       is a ``.gz`` file (:func:`check_input_hashes`).
     4. Evaluate the input (it must validate) and require the results file's
        ``result`` and ``gateAssessment`` to equal the recomputation byte-for-byte,
        so that the bundle verifies.
@@ -694,10 +951,13 @@ def create_bundle(
 
     Raises:
         OutputRefused: the bundle exists or cannot be written (exit 5).
-        IntegrityError: the results file names another input or differs from
-            the recomputation (exit 3).
+        IntegrityError: the results file names another input, records an
+            evaluator digest that is not its own, or differs from the
+            recomputation (exit 3).
         InputRejected / RejectedInput: the input does not validate (exit 4).
-        UsageError: unreadable files, a bad key, a bad ``SOURCE_DATE_EPOCH`` (exit 2).
+        UsageError: unreadable files, a results file that is not one, a bad
+            key, a bad ``SOURCE_DATE_EPOCH``, an unlistable file name, an
+            ``--evidence`` path that is a symbolic link (exit 2).
 
     Side effects: reads the inputs; creates ``bundle_path``.
     """
@@ -716,14 +976,8 @@ def create_bundle(
         raise IntegrityError(msg)
     results = read_file(results_path, "results file")
     shown = f"results file {results_path!r}"
-    recorded = _parse_results(results, shown)
-    if recorded["inputSha256"] != loaded.sha256:
-        msg = f"{shown}: inputSha256 {recorded['inputSha256']} is not the input's SHA-256 {loaded.sha256}"
-        raise IntegrityError(msg)
-    recorded_gzip = recorded.get("inputGzipSha256")
-    if recorded_gzip is not None and loaded.gzip_sha256 is not None and recorded_gzip != loaded.gzip_sha256:
-        msg = f"{shown}: inputGzipSha256 {recorded_gzip} is not the SHA-256 {loaded.gzip_sha256} of {input_path!r}"
-        raise IntegrityError(msg)
+    recorded = load_results(results, shown, UsageError)
+    check_input_hashes(recorded, shown, f"input {input_path!r}", loaded.sha256, loaded.gzip_sha256)
     evaluation = evaluate(loaded.data)
     _require_recomputed(results, recorded, evaluation, shown)
     input_member = f"input/{input_name}"
@@ -890,7 +1144,12 @@ def read_bundle(data: bytes) -> BundleContents:
 
 
 def _parse_sums(data: bytes, member: str) -> dict[str, str]:
-    """``SHA256SUMS`` as ``{path: hex}``: exact lines, sorted by UTF-8 path, no repeats."""
+    """``SHA256SUMS`` as ``{path: hex}``: exact lines, sorted by UTF-8 path, no repeats.
+
+    Lines end in ``\\n`` and nothing else: the text is split on ``\\n`` only, so
+    a name holding U+0085, U+2028 or U+2029 is one name (``str.splitlines``
+    would cut it); a carriage return anywhere is refused.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -899,9 +1158,13 @@ def _parse_sums(data: bytes, member: str) -> dict[str, str]:
     if text and not text.endswith("\n"):
         msg = f"{member}: does not end with a newline"
         raise IntegrityError(msg)
+    if "\r" in text:
+        msg = f"{member}: holds a carriage return"
+        raise IntegrityError(msg)
     listed: dict[str, str] = {}
     previous: bytes | None = None
-    for k, line in enumerate(text.splitlines(), 1) if text else ():
+    # Split on "\n" only: U+0085, U+2028 and U+2029 (line breaks to str.splitlines) are name characters.
+    for k, line in enumerate(text[:-1].split("\n"), 1) if text else ():
         match = _SUMS_LINE.fullmatch(line)
         if match is None:
             msg = f"{member}: line {k} is not '<64 lowercase hex>  <path>': {_short(repr(line))}"
@@ -915,9 +1178,6 @@ def _parse_sums(data: bytes, member: str) -> dict[str, str]:
             raise IntegrityError(msg)
         previous = _utf8_key(path)
         listed[path] = digest
-    if "\r" in text:
-        msg = f"{member}: holds a carriage return"
-        raise IntegrityError(msg)
     return listed
 
 
@@ -1060,6 +1320,41 @@ def _check_layout(contents: BundleContents) -> str:
     return inputs[0]
 
 
+@dataclass(frozen=True, slots=True)
+class BundledInput:
+    """The prepared input a bundle holds.
+
+    Attributes:
+        member: ``input/<name>``.
+        data: its JSON bytes (decompressed for a ``.gz`` file).
+        sha256: hex SHA-256 of ``data``.
+        gzip_sha256: hex SHA-256 of a ``.gz`` file as bundled, else ``None``.
+    """
+
+    member: str
+    data: bytes
+    sha256: str
+    gzip_sha256: str | None
+
+
+def bundled_input(contents: BundleContents) -> BundledInput:
+    """The bundle's input after the layout check (step 4 of :func:`verify_bundle`).
+
+    Raises:
+        IntegrityError: a member missing or outside the layout, or a ``.gz``
+            input that does not decompress within the input bound.
+    """
+    member = _check_layout(contents)
+    as_given = contents.files[member]
+    gzip_sha = None
+    if member.endswith(".gz"):
+        gzip_sha = sha256_hex(as_given)
+        data = _gunzip_bounded(as_given, DEFAULT_MAX_INPUT_BYTES, f"{contents.top}/{_shown(member)}")
+    else:
+        data = as_given
+    return BundledInput(member=member, data=data, sha256=sha256_hex(data), gzip_sha256=gzip_sha)
+
+
 def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> BundleReport:
     """Re-check an evidence bundle and recompute its result in the current environment.
 
@@ -1074,11 +1369,17 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
        reported as unchecked; a key without a signature fails).
     4. The layout: one ``input/`` file, ``results.json``, ``identity.json``,
        ``evidence/index.json``; nothing else outside ``evidence/`` and ``extra/``.
-    5. ``results.json`` names the input's hash; the top folder is named after it.
+    5. ``results.json`` is a results file (:func:`load_results`: JSON, shape,
+       ``evaluator.identityDigest`` = the canonical digest of
+       ``evaluator.measured``) that names the input's hash, and its gzip hash
+       exactly when the input is a ``.gz`` file (:func:`check_input_hashes`);
+       the top folder is named after the input's hash.
     6. The input validates here, and every evidence file and the index equal
        what the bundled input's raw strings give.
     7. ``result`` and ``gateAssessment`` equal the recomputation byte-for-byte.
-    8. ``identity.json`` against the current identity (reported, never an error).
+    8. ``identity.json`` is an identity object whose ``identityDigest`` is the
+       canonical digest of its ``measured`` (:func:`load_identity`); then it is
+       compared with the current identity (differences are reported, never an error).
 
     Args:
         bundle_path: the bundle file.
@@ -1147,31 +1448,21 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
         signature = "verified"
         checks.append(f"{SIGNATURE} is a valid Ed25519 signature over {SUMS} by public key {fingerprint}")
     # (4)
-    input_member = _check_layout(contents)
+    bundled = bundled_input(contents)
     checks.append("layout: one input file, results.json, identity.json, evidence/index.json; "
                   "nothing outside input/, evidence/ and extra/")  # fmt: skip
     # (5)
-    as_given = files[input_member]
-    input_gzip_sha = None
-    if input_member.endswith(".gz"):
-        input_gzip_sha = sha256_hex(as_given)
-        input_data = _gunzip_bounded(as_given, DEFAULT_MAX_INPUT_BYTES, f"{top}/{input_member}")
-    else:
-        input_data = as_given
-    input_sha = sha256_hex(input_data)
+    input_member, input_data = bundled.member, bundled.data
+    input_sha, input_gzip_sha = bundled.sha256, bundled.gzip_sha256
     results_member = f"{top}/results.json"
-    recorded = _parse_results(files["results.json"], results_member)
-    if recorded["inputSha256"] != input_sha:
-        msg = f"{results_member}: inputSha256 {recorded['inputSha256']} is not the SHA-256 {input_sha} of {input_member}"
-        raise IntegrityError(msg)
-    recorded_gzip = recorded.get("inputGzipSha256")
-    if recorded_gzip is not None and input_gzip_sha is not None and recorded_gzip != input_gzip_sha:
-        msg = f"{results_member}: inputGzipSha256 {recorded_gzip} is not the SHA-256 {input_gzip_sha} of {input_member}"
-        raise IntegrityError(msg)
+    recorded = load_results(files["results.json"], results_member)
+    check_input_hashes(recorded, results_member, _shown(input_member), input_sha, input_gzip_sha)
     if top != top_folder(input_sha):
         msg = f"{top}: the top folder does not name the input's SHA-256 (expected {top_folder(input_sha)})"
         raise IntegrityError(msg)
-    checks.append(f"results.json names the input's SHA-256 {input_sha}")
+    gzip_check = "its gzip SHA-256 too" if input_gzip_sha is not None else "no gzip SHA-256 (the input is not .gz)"
+    checks.append(f"results.json names the input's SHA-256 {input_sha} and {gzip_check}; its evaluator "
+                  "identityDigest is the canonical digest of evaluator.measured")  # fmt: skip
     # (6)
     try:
         evaluation = evaluate(input_data)
@@ -1202,18 +1493,12 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
     _require_recomputed(files["results.json"], recorded, evaluation, results_member)
     checks.append("result and gateAssessment recomputed here equal results.json byte-for-byte")
     # (8)
-    try:
-        recorded_identity = json.loads(files["identity.json"].decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, ValueError) as exc:
-        msg = f"{top}/identity.json: not a JSON identity object ({exc})"
-        raise IntegrityError(msg) from None
-    if not isinstance(recorded_identity, dict):
-        msg = f"{top}/identity.json: not a JSON object"
-        raise IntegrityError(msg)
+    recorded_identity = load_identity(files["identity.json"], f"{top}/identity.json")
     current = evaluator_identity()
     differences = _identity_differences(recorded_identity, current)
     checks.append("identity.json compared with the current evaluator identity")
     evaluator = recorded["evaluator"]
+    assert isinstance(evaluator, dict)  # load_results checked it
     return BundleReport(
         bundle=bundle_path,
         bundle_sha256=sha256_hex(data),
@@ -1222,7 +1507,7 @@ def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> Bu
         input_sha256=input_sha,
         input_gzip_sha256=input_gzip_sha,
         results_sha256=sha256_hex(files["results.json"]),
-        results_identity_digest=evaluator.get("identityDigest") if isinstance(evaluator, dict) else None,
+        results_identity_digest=evaluator["identityDigest"],
         file_count=len(files),
         evidence_file_count=len(expected) + 1,
         extra_file_count=sum(1 for p in files if p.startswith("extra/")),

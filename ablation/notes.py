@@ -14,6 +14,12 @@ environment. Exact figures are :class:`fractions.Fraction` values computed from
 the integer counts the results file records (hits, selections, omissions, case
 counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
 floats in ``result``.
+
+The results file is read as :mod:`ablation.archive` reads a bundled one (JSON,
+nesting, shape, its own evaluator digest) and the values computed with are
+checked first (:func:`figures_problem`): a file that is not what ``ablation
+run`` writes is one line naming where, never a traceback. Recorded values that
+are not strings are shown in their JSON spelling (``null``, ``true``).
 """
 
 from __future__ import annotations
@@ -26,14 +32,18 @@ from fractions import Fraction
 from ablation.canonical import js_number, sha256_hex
 from ablation.errors import IntegrityError, UsageError
 from ablation.output import read_file
+from ablation.strictjson import MAX_SAFE_INTEGER, child
 
-__all__ = ["build_notes", "render_notes"]
+__all__ = ["build_notes", "figures_problem", "render_notes"]
 
 _ARMS = ("paths", "source_list", "structural", "fusion")
 _TREATMENTS = ("source_list", "structural", "fusion")
 _FAILURE_PREFIX = "structural_evidence_validation_failed:"
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]*")
 _NONE = "—"
+# A gateAssessment ``exact`` string as ablation writes it: an integer or n/d with d > 0.
+_FRACTION = re.compile(r"-?(?:0|[1-9][0-9]{0,399})(?:/[1-9][0-9]{0,399})?")
+_METRIC_LISTS = ("selected", "omittedTruth", "unnecessary")
 
 Json = object
 
@@ -54,8 +64,25 @@ def _name(value: object) -> str:
 
 
 def _text(value: object) -> str:
-    """Free text for a table cell: whitespace collapsed, pipes escaped."""
-    return " ".join(str(value).split()).replace("|", "\\|")
+    """Free text for a table cell: whitespace collapsed, pipes escaped; other values as :func:`_value`."""
+    if not isinstance(value, str):
+        return _value(value)
+    return " ".join(value.split()).replace("|", "\\|")
+
+
+def _value(value: object) -> str:
+    """A recorded value for the text: strings as :func:`_text`, anything else in its JSON spelling.
+
+    >>> _value(None), _value(True), _value(3), _value(0.5), _value("a  b"), _value([1, None])
+    ('null', 'true', '3', '0.5', 'a b', '[1, null]')
+    """
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, float):
+        return js_number(value)
+    if isinstance(value, dict | list):
+        return _text(json.dumps(value, ensure_ascii=False))
+    return json.dumps(value)
 
 
 def _exact(value: Fraction | None) -> str:
@@ -66,7 +93,10 @@ def _exact(value: Fraction | None) -> str:
     """
     if value is None:
         return _NONE
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    try:
+        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+    except ValueError:  # more digits than Python converts to text
+        return "(a fraction too long to print)"
 
 
 def _approx(value: Fraction | None) -> str:
@@ -80,7 +110,10 @@ def _approx(value: Fraction | None) -> str:
     exact = _exact(value)
     if value.denominator == 1:
         return exact
-    decimal = f"{float(value):.4g}"
+    try:
+        decimal = f"{float(value):.4g}"
+    except OverflowError:
+        return exact
     mark = "" if Fraction(decimal) == value else "≈"
     return f"{exact} ({mark}{decimal})"
 
@@ -108,10 +141,21 @@ def _get(value: object, *path: str | int) -> object:
     return value
 
 
+def _array(value: object) -> list[object]:
+    """``value`` when it is an array, else no elements."""
+    return value if isinstance(value, list) else []
+
+
 def _measured_exact(value: object) -> Fraction | None:
-    """A ``gateAssessment`` quantity ``{"exact": "n/d", …}`` as a Fraction."""
+    """A ``gateAssessment`` quantity ``{"exact": "n/d", …}`` as a Fraction; ``None`` when it is not one.
+
+    >>> _measured_exact({"exact": "-2/4"}), _measured_exact({"exact": "1/0"}), _measured_exact(None)
+    (Fraction(-1, 2), None, None)
+    """
     exact = _get(value, "exact")
-    return Fraction(exact) if isinstance(exact, str) else None
+    if not isinstance(exact, str) or _FRACTION.fullmatch(exact) is None:
+        return None
+    return Fraction(exact)
 
 
 # ------------------------------------------------------------------- figures
@@ -171,12 +215,13 @@ class _Results:
         repositories = self.result.get("repositories")
         self.repositories = [r for r in repositories if isinstance(r, dict)] if isinstance(repositories, list) else []
         gates = _get(recorded, "gateAssessment", "gates")
-        self.gates = {g.get("id"): g for g in gates if isinstance(g, dict)} if isinstance(gates, list) else {}
+        self.gates = {g["id"]: g for g in _array(gates) if isinstance(g, dict) and isinstance(g.get("id"), str)}
 
     def rates(self, case_ids: object, arm: str) -> _Rates:
-        ids = case_ids if isinstance(case_ids, list) else []
         metrics = []
-        for case_id in ids:
+        for case_id in _array(case_ids):
+            if not isinstance(case_id, str):
+                continue
             m = _get(self.case_by_id.get(case_id), "arms", arm, "metrics")
             if isinstance(m, dict):
                 metrics.append(m)
@@ -239,8 +284,8 @@ def _repositories(r: _Results) -> list[str]:
         present = repo.get("metadataPresentCount")
         coverage = Fraction(present, items) if isinstance(items, int) and isinstance(present, int) and items else None
         rows.append([
-            _name(repo.get("id")), f"`{_text(repo.get('commit'))}`", str(items), str(repo.get("trackedPathCount")),
-            str(present), _approx(coverage), "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
+            _name(repo.get("id")), f"`{_text(repo.get('commit'))}`", _value(items), _value(repo.get("trackedPathCount")),
+            _value(present), _approx(coverage), "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
             str(r.cases_of(repo.get("id"))),
         ])  # fmt: skip
         pins.append([
@@ -265,7 +310,7 @@ def _populations(r: _Results) -> list[str]:
     rows = []
     for arm in _ARMS:
         counts = _get(availability, arm)
-        rows.append([f"`{arm}`", *(str(_get(counts, k)) for k in ("eligible", "available", "unavailable"))])
+        rows.append([f"`{arm}`", *(_value(_get(counts, k)) for k in ("eligible", "available", "unavailable"))])
     pop_rows = []
     for treatment in _TREATMENTS:
         pairwise = _get(r.result, "pairwise", treatment)
@@ -287,8 +332,8 @@ def _populations(r: _Results) -> list[str]:
 def _population_row(label: str, population: object) -> list[str]:
     d = _get(population, "denominators")
     macro = _get(population, "equalRepositoryMacro", "repositoryCount")
-    return [label, *(str(_get(d, k)) for k in ("eligibleRepositoryCount", "availableRepositoryCount",
-                                              "eligibleCaseCount", "availableCaseCount")), str(macro)]  # fmt: skip
+    return [label, *(_value(_get(d, k)) for k in ("eligibleRepositoryCount", "availableRepositoryCount",
+                                              "eligibleCaseCount", "availableCaseCount")), _value(macro)]  # fmt: skip
 
 
 def _pairwise(r: _Results, treatment: str) -> list[str]:
@@ -306,7 +351,7 @@ def _pairwise(r: _Results, treatment: str) -> list[str]:
         rows.append(_pairwise_row(_name(repo_id), base, other))
     if not means:
         eligible = _get(pairwise, "denominators", "eligibleCaseCount")
-        lines.append(f"No case is available for both `paths` and `{treatment}` ({eligible} eligible cases): "
+        lines.append(f"No case is available for both `paths` and `{treatment}` ({_value(eligible)} eligible cases): "
                      "the population is empty and there is nothing to compare.")  # fmt: skip
         return lines
     macro = _MacroRates([b for b, _ in means]), _MacroRates([o for _, o in means])
@@ -359,7 +404,7 @@ def _all_four(r: _Results) -> list[str]:
                              _approx(rates.recall), _approx(rates.unnecessary), _approx(rates.omissions)])  # fmt: skip
     if not rows:
         eligible = _get(population, "denominators", "eligibleCaseCount")
-        lines.append(f"No case is available in all four arms ({eligible} eligible cases): the all-four "
+        lines.append(f"No case is available in all four arms ({_value(eligible)} eligible cases): the all-four "
                      "intersection is empty.")  # fmt: skip
         return lines
     for arm in _ARMS:
@@ -394,16 +439,16 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
         shown = ", ".join(_name(i) for i in ids) if isinstance(ids, list) and ids else "none"
         threshold = _exact(_measured_exact(_get(m, "threshold", "coverage")))
         count = _get(m, "eligibleRepositoryCount")
-        plain = _repositories_text(count) if isinstance(count, int) else str(count)
-        return (f"{plain} with coverage ≥ {threshold} ({shown})", str(count),
-                f"≥ {_get(m, 'threshold', 'repositories')}")  # fmt: skip
+        plain = _repositories_text(count) if isinstance(count, int) else _value(count)
+        return (f"{plain} with coverage ≥ {threshold} ({shown})", _value(count),
+                f"≥ {_value(_get(m, 'threshold', 'repositories'))}")  # fmt: skip
     if gate_id == "G2":
-        counts = [_get(x, "caseCount") for x in _get(m, "casesPerRepository") or []]  # type: ignore[union-attr]
+        counts = [_get(x, "caseCount") for x in _array(_get(m, "casesPerRepository"))]
         fewest = min((c for c in counts if isinstance(c, int)), default=None)
         minimum = _get(m, "minimumCasesPerRepository")
-        return f"fewest cases in a repository: {fewest}", str(fewest), f"≥ {minimum} per repository"
+        return f"fewest cases in a repository: {_value(fewest)}", _value(fewest), f"≥ {_value(minimum)} per repository"
     if gate_id == "G3":
-        return (f"{_get(m, 'caseCount')} cases; one candidate universe per case; positive maxItems: "
+        return (f"{_value(_get(m, 'caseCount'))} cases; one candidate universe per case; positive maxItems: "
                 f"{'yes' if _get(m, 'positiveMaxItems') else 'no'}", _NONE, "by construction")  # fmt: skip
     if gate_id in ("G4a", "G4b", "G4c"):
         key = "reduction" if gate_id == "G4b" else "delta"
@@ -416,7 +461,7 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
             why = "paths baseline is 0" if paths is not None else "empty population"
             return f"{key} not demonstrated ({why})", _NONE, threshold
         return (f"{key} {_exact(amount)} (paths {_exact(paths)}, source_list {_exact(source_list)})",
-                js_number(value) if isinstance(value, float) else str(value), threshold)  # fmt: skip
+                _value(value), threshold)  # fmt: skip
     if gate_id == "G5":
         repos = _get(m, "repositories")
         parts = [f"{_name(_get(x, 'repositoryId'))} {_exact(_measured_exact(_get(x, 'staleRate')))}"
@@ -426,7 +471,7 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
         parts = []
         for arm in ("structural", "fusion"):
             counts = _get(m, arm)
-            parts.append(f"{arm} {_get(counts, 'available')}/{_get(counts, 'eligible')} available")
+            parts.append(f"{arm} {_value(_get(counts, 'available'))}/{_value(_get(counts, 'eligible'))} available")
         return ", ".join(parts), _NONE, "review"
     if gate_id == "G7":
         repos = _get(m, "repositories")
@@ -451,14 +496,14 @@ def _gates(r: _Results) -> list[str]:
             continue
         measured, value, threshold = _gate_measure(gate)
         numeric = gate.get("numericStatus")
-        rows.append([f"{gate.get('id')}", f"`{gate.get('name')}`", measured, value, threshold,
-                     _NONE if numeric is None else str(numeric), str(gate.get("status"))])  # fmt: skip
-        bases.append(f"- **{gate.get('id')}**: {_text(gate.get('basis'))}")
+        rows.append([_value(gate.get("id")), _name(gate.get("name")), measured, value, threshold,
+                     _NONE if numeric is None else _value(numeric), _value(gate.get("status"))])  # fmt: skip
+        bases.append(f"- **{_value(gate.get('id'))}**: {_text(gate.get('basis'))}")
     passed = _get(assessment, "numericGatesPassed")
     return [
         "## Adoption gates", "",
-        f"From `gateAssessment` (population `{_get(assessment, 'population')}`, treatment "
-        f"`{_get(assessment, 'treatment')}`). Exact fractions from integer counts; the thresholds are the exact "
+        f"From `gateAssessment` (population `{_value(_get(assessment, 'population'))}`, treatment "
+        f"`{_value(_get(assessment, 'treatment'))}`). Exact fractions from integer counts; the thresholds are the exact "
         "rationals 1/10 and 1/5. `status` is `requires_review` where the input cannot decide the gate.",
         "",
         *_table(["Gate", "Name", "Measured (exact)", "Value", "Threshold", "Numeric status", "Status"], rows),
@@ -482,7 +527,7 @@ def _staleness(r: _Results) -> list[str]:
         sampled, stale = _get(sample, "sampled"), _get(sample, "stale")
         rate = Fraction(stale, sampled) if isinstance(sampled, int) and isinstance(stale, int) and sampled else None
         eligible = repo.get("sourceListEligible") is True
-        rows.append([_name(repo.get("id")), str(sampled), str(stale), _approx(rate),
+        rows.append([_name(repo.get("id")), _value(sampled), _value(stale), _approx(rate),
                      "eligible" if eligible else "ineligible control", _text(_get(sample, "method")),
                      f"`{_text(_get(sample, 'sampleDigest'))}`"])  # fmt: skip
     return [
@@ -508,7 +553,7 @@ def _structural(r: _Results) -> list[str]:
             else:
                 continue
             reasons[reason] = reasons.get(reason, 0) + 1
-    rows = [[f"`{arm}`", *(str(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
+    rows = [[f"`{arm}`", *(_value(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
             for arm in ("structural", "fusion")]  # fmt: skip
     lines = [
         "## Structural evidence availability (G6)", "",
@@ -527,12 +572,12 @@ def _costs(r: _Results) -> list[str]:
     gate = r.gates.get("G7")
     m = _get(gate, "measured")
     rows = []
-    for x in _get(m, "repositories") or []:  # type: ignore[union-attr]
+    for x in _array(_get(m, "repositories")):
         rows.append([_name(_get(x, "repositoryId")), *(
-            str(_get(x, member, key)) for member in ("sourceListRawBytes", "gitEvidenceBytes")
+            _value(_get(x, member, key)) for member in ("sourceListRawBytes", "gitEvidenceBytes")
             for key in ("bytes", "approximateTokens")
         )])  # fmt: skip
-    receipts = [_get(x, "sciReceiptRawBytes", "bytes") for x in _get(m, "cases") or []]  # type: ignore[union-attr]
+    receipts = [_get(x, "sciReceiptRawBytes", "bytes") for x in _array(_get(m, "cases"))]
     sizes = [b for b in receipts if isinstance(b, int)]
     latency = _get(m, "latency")
     return [
@@ -623,8 +668,73 @@ def build_notes(
     return "\n".join(lines) + "\n"
 
 
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"the number {js_number(float(value)) if isinstance(value, float) else value}"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+        return f"the string {text if len(text) <= 40 else text[:39] + '…'}"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def figures_problem(recorded: Mapping[str, object]) -> str | None:
+    """The first recorded value the notes compute with that ablation never writes, as ``<pointer> is …``.
+
+    Checked: ``result/cases`` is an array; every ``…/arms/<arm>/metrics`` object has
+    ``hits``, a count (an integer from 0 to 2^53 - 1), and the arrays
+    ``selected``, ``omittedTruth`` and ``unnecessary``; every ``exact`` member
+    anywhere in ``gateAssessment`` is an integer or ``n/d`` with ``d > 0``
+    (``"1/0"`` is refused). ``None`` when all are.
+
+    >>> figures_problem({"result": {"cases": []}, "gateAssessment": {"gates": [{"measured": {"exact": "1/0"}}]}})
+    '/gateAssessment/gates/0/measured/exact is the string "1/0", not an exact fraction n or n/d with d > 0'
+    """
+    result = recorded.get("result")
+    cases = _get(result, "cases")
+    if not isinstance(cases, list):
+        found = _json_kind(cases) if isinstance(result, dict) and "cases" in result else "absent"
+        return f"/result/cases is {found}, not an array"
+    for k, case in enumerate(_array(cases)):
+        arms = _get(case, "arms")
+        for arm, entry in arms.items() if isinstance(arms, dict) else ():
+            metrics = _get(entry, "metrics")
+            if not isinstance(metrics, dict):
+                continue
+            where = child(child(child(f"/result/cases/{k}", "arms"), arm), "metrics")
+            hits = metrics.get("hits")
+            if type(hits) is not int or not 0 <= hits <= MAX_SAFE_INTEGER:
+                return f"{where}/hits is {_json_kind(hits) if 'hits' in metrics else 'absent'}, not a count"
+            for name in _METRIC_LISTS:
+                if not isinstance(metrics.get(name), list):
+                    found = _json_kind(metrics.get(name)) if name in metrics else "absent"
+                    return f"{where}/{name} is {found}, not an array"
+    stack: list[tuple[object, str]] = [(recorded.get("gateAssessment"), "/gateAssessment")]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, dict):
+            exact = node.get("exact", "0")
+            if not isinstance(exact, str) or _FRACTION.fullmatch(exact) is None:
+                return f"{where}/exact is {_json_kind(exact)}, not an exact fraction n or n/d with d > 0"
+            stack.extend((value, child(where, name)) for name, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((value, child(where, k)) for k, value in reversed(list(enumerate(node))))
+    return None
+
+
 def render_notes(*, results_path: str, bundle_path: str | None = None, image_digest: str | None = None) -> str:
     """Read a results file (and the bundle it was archived in) and draft the review notes.
+
+    The results file is read with :func:`ablation.archive.load_results` (never
+    a traceback: not JSON, nested too deep, the wrong shape are one line) and
+    :func:`figures_problem`. With ``--bundle`` the bundle must hold the same
+    results bytes, and the results file must name the bundled input's hashes
+    (``inputGzipSha256`` exactly when that input is a ``.gz`` file). Without
+    a bundle there is no input to compare with, so only the shape of
+    ``inputSha256``/``inputGzipSha256`` is checked.
 
     Args:
         results_path: the results file written by ``ablation run``.
@@ -633,20 +743,21 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
 
     Raises:
         UsageError: an unreadable file, or a file that is not an ablation results file (exit 2).
-        IntegrityError: the bundle is unreadable or holds another results file (exit 3).
+        IntegrityError: the results file's ``evaluator.identityDigest`` is not
+            the digest of its ``evaluator.measured``; the bundle is unreadable,
+            holds another results file, or an input whose hashes the results
+            file does not name (exit 3).
 
     Side effects: reads the files.
     """
-    from ablation.archive import read_bundle  # noqa: PLC0415 - only needed with --bundle
+    from ablation.archive import bundled_input, check_input_hashes, load_results, read_bundle  # noqa: PLC0415
 
     data = read_file(results_path, "results file")
-    try:
-        recorded = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        msg = f"results file {results_path!r} is not JSON ({exc})"
-        raise UsageError(msg) from None
-    if not isinstance(recorded, dict) or not isinstance(recorded.get("result"), dict) or "gateAssessment" not in recorded:
-        msg = f"results file {results_path!r} is not an ablation results file (no result and gateAssessment)"
+    shown = f"results file {results_path!r}"
+    recorded = load_results(data, shown, UsageError)
+    problem = figures_problem(recorded)
+    if problem is not None:
+        msg = f"{shown}: not an ablation results file: {problem}"
         raise UsageError(msg)
     bundle_sha = None
     if bundle_path is not None:
@@ -656,4 +767,7 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
         if contents.files.get("results.json") != data:
             msg = f"{contents.top}/results.json: the bundle {bundle_path!r} holds another results file than {results_path!r}"
             raise IntegrityError(msg)
+        bundled = bundled_input(contents)
+        check_input_hashes(recorded, f"{contents.top}/results.json", f"{contents.top}/{bundled.member}",
+                           bundled.sha256, bundled.gzip_sha256)  # fmt: skip
     return build_notes(recorded, results_sha256=sha256_hex(data), bundle_sha256=bundle_sha, image_digest=image_digest)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from ablation import archive
+from ablation.canonical import canonical_digest
 from ablation.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -267,6 +268,67 @@ def test_archive_refuses_symlinks_inside_an_evidence_folder(run_dir: Path, tmp_p
     assert "symbolic link 'link'" in capsys.readouterr().err
 
 
+def test_archive_refuses_a_symlink_given_as_evidence(run_dir: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (tmp_path / "to-file").symlink_to(run_dir / "notes.txt")
+    (tmp_path / "to-folder").symlink_to(run_dir / "logs", target_is_directory=True)
+    for given in (tmp_path / "to-file", tmp_path / "to-folder", f"{tmp_path / 'to-folder'}/"):
+        capsys.readouterr()
+        code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+                    "--bundle", tmp_path / "b.tar.gz", "--evidence", given)  # fmt: skip
+        assert code == 2
+        err = capsys.readouterr().err
+        assert f"--evidence {str(given)!r} is a symbolic link" in err
+        assert err.count("\n") == 1
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
+# Line breaks to str.splitlines that are not C0 controls, so archive accepts them in names.
+UNICODE_LINE_BREAKS = ("\u0085", "\u2028", "\u2029")
+
+
+def test_names_with_unicode_line_breaks_archive_and_verify(run_dir: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    given = tmp_path / "in\u0085put\u2028.json"
+    given.write_bytes((run_dir / "prepared.json").read_bytes())
+    (tmp_path / "a\u2028b.txt").write_bytes(b"x")
+    (tmp_path / "c\u2029").write_bytes(b"y")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "d\u0085e").write_bytes(b"z")
+    code = _cli("archive", "--input", given, "--results", run_dir / "results.json", "--bundle", tmp_path / "b.tar.gz",
+                "--evidence", tmp_path / "a\u2028b.txt", "--evidence", tmp_path / "c\u2029",
+                "--evidence", tmp_path / "folder")  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    capsys.readouterr()
+    assert _cli("verify-archive", tmp_path / "b.tar.gz") == 0, capsys.readouterr().err
+    members = _read_members(tmp_path / "b.tar.gz")
+    sums = members[_find(members, "SHA256SUMS")][1].decode()  # type: ignore[union-attr]
+    for name in ("input/in\u0085put\u2028.json", "extra/a\u2028b.txt", "extra/c\u2029", "extra/folder/d\u0085e"):
+        assert f"  {name}\n" in sums
+
+
+@pytest.mark.parametrize("char", UNICODE_LINE_BREAKS)
+def test_sums_lines_split_on_newline_only(char: str) -> None:
+    files = {f"extra/a{char}b": b"x", "results.json": b"{}"}
+    assert archive._parse_sums(archive.render_sums(files), "SHA256SUMS") == {  # noqa: SLF001
+        name: hashlib.sha256(data).hexdigest() for name, data in files.items()
+    }
+
+
+@pytest.mark.parametrize("name", ["a\nb", "a\rb", "a\\b"], ids=["newline", "carriage-return", "backslash"])
+def test_names_a_sums_line_cannot_hold_are_refused_at_archive_time(name: str, run_dir: Path, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    (tmp_path / name).write_bytes(b"x")
+    capsys.readouterr()
+    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+                "--bundle", tmp_path / "b.tar.gz", "--evidence", tmp_path / name)  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err
+    assert f"evidence file {name!r} holds a control character, a backslash" in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
 # ----------------------------------------------------------------- tamper suite
 
 
@@ -438,6 +500,176 @@ def test_tampered_bundle_fails_naming_the_member(name: str, bundle: Path, tmp_pa
     assert err.count("\n") == 1
 
 
+def _deep(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+def _in_evaluator(text: bytes) -> Callable[[bytes], bytes]:
+    return lambda d: d.replace(b'"evaluator": {', b'"evaluator": {"x": ' + text + b", ", 1)
+
+
+def _results_edit(change: Callable[[dict[str, object]], object]) -> Callable[[bytes], bytes]:
+    def edit(data: bytes) -> bytes:
+        value = json.loads(data)
+        change(value)
+        return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
+
+    return edit
+
+
+def _identity_edit(change: Callable[[dict[str, object]], object]) -> Callable[[bytes], bytes]:
+    return _results_edit(change)
+
+
+def _with_gzip_sha(results: dict[str, object]) -> None:
+    items = list(results.items())
+    results.clear()
+    results.update(items[:1] + [("inputGzipSha256", "f" * 64)] + items[1:])
+
+
+# Every way results.json / identity.json can be malformed or inconsistent: exit 3, one line naming the member.
+MALFORMED: dict[str, tuple[str, Callable[[bytes], bytes], str]] = {
+    "results nested 100 000 deep": ("results.json", _in_evaluator(_deep(100_000)),
+                                    "results.json: containers nested deeper than 256 levels"),
+    "results nested 900 deep": ("results.json", _in_evaluator(_deep(900)),
+                                "results.json: containers nested deeper than 256 levels"),
+    "identity nested 100 000 deep": ("identity.json", lambda d: b'{"x": ' + _deep(100_000) + b"}",
+                                     "identity.json: containers nested deeper than 256 levels"),
+    "results not JSON": ("results.json", lambda d: d[:-3], "results.json: not JSON ("),
+    "results not UTF-8": ("results.json", lambda d: b"\xff" + d, "results.json: not UTF-8 text (byte 0)"),
+    "results NaN": ("results.json", lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": NaN'),
+                    "results.json: holds NaN, which is not JSON"),
+    "results 1e400": ("results.json", lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": 1e400'),
+                      "results.json: holds the number 1e400, too large for a double"),
+    "results 5000-digit integer": ("results.json",
+                                   lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": ' + b"9" * 5000),
+                                   "results.json: holds an integer of 5000 digits"),
+    "results duplicate member": ("results.json",
+                                 lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": true, "inputSha256Pinned": false'),
+                                 'results.json: holds an object with the member "inputSha256Pinned" twice'),
+    "results lone surrogate": ("results.json", _in_evaluator(b'"\\udc00"'), "results.json: a string holds a lone surrogate"),
+    "results array": ("results.json", lambda d: b"[]\n", "results.json: not an ablation results file: an array, not an object"),
+    "results without result": ("results.json", _results_edit(lambda r: r.pop("result")),
+                               "results.json: not an ablation results file: it has no 'result' member"),
+    "results unknown member": ("results.json", _results_edit(lambda r: r.update(extra=1)),
+                               'results.json: not an ablation results file: it has the member "extra"'),
+    "results inputSha256 a number": ("results.json", _results_edit(lambda r: r.update(inputSha256=5)),
+                                     "results.json: not an ablation results file: /inputSha256 is a number"),
+    "results pinned a string": ("results.json", _results_edit(lambda r: r.update(inputSha256Pinned="no")),
+                                "results.json: not an ablation results file: /inputSha256Pinned is a string, not a boolean"),
+    "results evaluator null": ("results.json", _results_edit(lambda r: r.update(evaluator=None)),
+                               "results.json: /evaluator is null, not an evaluator identity object"),
+    "results evaluator array": ("results.json", _results_edit(lambda r: r.update(evaluator=[])),
+                                "results.json: /evaluator is an array, not an evaluator identity object"),
+    "results evaluator digest faked": ("results.json",
+                                       _results_edit(lambda r: r["evaluator"].update(identityDigest="sha256:" + "0" * 64)),  # type: ignore[attr-defined]
+                                       f"results.json: /evaluator/identityDigest sha256:{'0' * 64} is not the canonical "
+                                       "digest sha256:"),
+    "results evaluator measured changed": ("results.json",
+                                           _results_edit(lambda r: r["evaluator"]["measured"].update(x=1)),  # type: ignore[index]
+                                           "of /evaluator/measured"),
+    "results gzip hash for a plain input": ("results.json", _results_edit(_with_gzip_sha),
+                                            f"results.json: has inputGzipSha256 {'f' * 64}, but input/prepared.json "
+                                            "is not a .gz file"),
+    "identity array": ("identity.json", lambda d: b"[]\n", "identity.json: an array, not an evaluator identity object"),
+    "identity not UTF-8": ("identity.json", lambda d: b"\xff", "identity.json: not UTF-8 text"),
+    "identity NaN": ("identity.json", lambda d: b'{"a": NaN}', "identity.json: holds NaN"),
+    "identity measured null": ("identity.json", _identity_edit(lambda i: i.update(measured=None)),
+                               "identity.json: /measured is null, not an object"),
+    "identity digest a number": ("identity.json", _identity_edit(lambda i: i.update(identityDigest=5)),
+                                 "identity.json: /identityDigest is a number, not a string"),
+    "identity digest faked": ("identity.json", _identity_edit(lambda i: i.update(identityDigest="sha256:" + "1" * 64)),
+                              f"identity.json: /identityDigest sha256:{'1' * 64} is not the canonical digest"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(MALFORMED), ids=list(MALFORMED))
+def test_malformed_results_or_identity_fail_on_one_line(name: str, bundle: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    rel, change, expected = MALFORMED[name]
+    members = _read_members(bundle)
+    _consistent(rel, change)(members)
+    path = tmp_path / "malformed.tar.gz"
+    _write_members(path, members)
+    capsys.readouterr()
+    assert _cli("verify-archive", path) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("ablation: ablation-bundle-"), err
+    assert expected in err, err
+    assert err.count("\n") == 1
+
+
+def test_gz_input_needs_its_gzip_hash_in_the_results(run_dir: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    gz = tmp_path / "prepared.json.gz"
+    gz.write_bytes(gzip.compress((run_dir / "prepared.json").read_bytes(), mtime=0))
+    assert _cli("run", "--input", gz, "--output", tmp_path / "gz-results.json") == 0
+    assert _cli("archive", "--input", gz, "--results", tmp_path / "gz-results.json", "--bundle", tmp_path / "gz.tar.gz") == 0
+    assert _cli("verify-archive", tmp_path / "gz.tar.gz") == 0
+    members = _read_members(tmp_path / "gz.tar.gz")
+    _consistent("results.json", _results_edit(lambda r: r.pop("inputGzipSha256")))(members)
+    _write_members(tmp_path / "no-gzip-hash.tar.gz", members)
+    members = _read_members(tmp_path / "gz.tar.gz")
+    _consistent("results.json", _results_edit(lambda r: r.update(inputGzipSha256="e" * 64)))(members)
+    _write_members(tmp_path / "other-gzip-hash.tar.gz", members)
+    capsys.readouterr()
+    assert _cli("verify-archive", tmp_path / "no-gzip-hash.tar.gz") == 3
+    assert "results.json: has no inputGzipSha256, but input/prepared.json.gz is a .gz file" in capsys.readouterr().err
+    assert _cli("verify-archive", tmp_path / "other-gzip-hash.tar.gz") == 3
+    assert f"results.json: inputGzipSha256 {'e' * 64} is not the SHA-256 " in capsys.readouterr().err
+    # archive refuses the same mismatches before writing anything
+    code = _cli("archive", "--input", gz, "--results", run_dir / "results.json", "--bundle", tmp_path / "x.tar.gz")
+    assert code == 3
+    assert "has no inputGzipSha256, but input" in capsys.readouterr().err
+    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", tmp_path / "gz-results.json",
+                "--bundle", tmp_path / "y.tar.gz")  # fmt: skip
+    assert code == 3
+    assert "has inputGzipSha256" in capsys.readouterr().err
+    assert not (tmp_path / "x.tar.gz").exists()
+    assert not (tmp_path / "y.tar.gz").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "code", "expected"),
+    [
+        (lambda d: d.replace(b'"evaluator": {', b'"evaluator": {"x": ' + _deep(100_000) + b", ", 1), 2,
+         "containers nested deeper than 256 levels"),
+        (lambda d: d[:10], 2, "not JSON ("),
+        (lambda d: b"{}", 2, "not an ablation results file: it has no 'inputSha256' member"),
+        (_results_edit(lambda r: r["evaluator"].update(identityDigest="sha256:" + "0" * 64)), 3,  # type: ignore[attr-defined]
+         "/evaluator/identityDigest sha256:0000"),
+    ],
+    ids=["deep", "not-json", "empty-object", "evaluator-digest"],
+)
+def test_archive_refuses_a_malformed_results_file(change: Callable[[bytes], bytes], code: int, expected: str,
+                                                  run_dir: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    results = tmp_path / "results.json"
+    results.write_bytes(change((run_dir / "results.json").read_bytes()))
+    capsys.readouterr()
+    assert _cli("archive", "--input", run_dir / "prepared.json", "--results", results,
+                "--bundle", tmp_path / "b.tar.gz") == code  # fmt: skip
+    err = capsys.readouterr().err
+    assert f"ablation: results file {str(results)!r}: " in err
+    assert expected in err, err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "b.tar.gz").exists()
+
+
+def test_notes_checks_the_bundled_input_hashes(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    members = _read_members(bundle)
+    _consistent("results.json", _results_edit(_with_gzip_sha))(members)
+    path = tmp_path / "gzip-hash-added.tar.gz"
+    _write_members(path, members)
+    results = tmp_path / "results.json"
+    results.write_bytes(members[_find(members, "results.json")][1])  # type: ignore[arg-type]
+    capsys.readouterr()
+    assert _cli("notes", "--results", results, "--bundle", path) == 3
+    err = capsys.readouterr().err
+    assert f"results.json: has inputGzipSha256 {'f' * 64}, but ablation-bundle-" in err
+    assert err.count("\n") == 1
+
+
 def test_rewritten_but_untouched_bundle_still_verifies(bundle: Path, tmp_path: Path) -> None:
     """The tamper helper itself changes nothing that verification cares about."""
     path = tmp_path / "rewritten.tar.gz"
@@ -450,6 +682,7 @@ def test_changed_identity_is_reported_not_an_error(bundle: Path, tmp_path: Path,
     members = _read_members(bundle)
     identity = json.loads(members[_find(members, "identity.json")][1])  # type: ignore[arg-type]
     identity["measured"]["platform"]["machine"] = "pdp-11"
+    identity["identityDigest"] = canonical_digest(identity["measured"])  # another identity, self-consistent
     _set_sums(members, "identity.json", (json.dumps(identity, indent=2) + "\n").encode())
     path = tmp_path / "other-identity.tar.gz"
     _write_members(path, members)

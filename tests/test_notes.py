@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,89 @@ def test_not_a_results_file_is_a_usage_error(tmp_path: Path, capsys: pytest.Capt
     assert _cli("notes", "--results", tmp_path / "x.json") == 2
     assert "not an ablation results file" in capsys.readouterr().err
     assert _cli("notes", "--results", tmp_path / "missing.json") == 2
+
+
+def _gate_exact(results: dict[str, object], value: object) -> None:
+    gates = results["gateAssessment"]["gates"]  # type: ignore[index]
+    g4a = next(g for g in gates if g["id"] == "G4a")
+    g4a["measured"]["delta"] = {"exact": value, "value": 1}
+
+
+def _metric(name: str, value: object) -> Callable[[dict[str, object]], None]:
+    def change(results: dict[str, object]) -> None:
+        metrics = results["result"]["cases"][0]["arms"]["paths"]["metrics"]  # type: ignore[index]
+        metrics[name] = value
+
+    return change
+
+
+def _text_edit(change: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
+    return change
+
+
+def _value_edit(change: Callable[[dict[str, object]], object]) -> Callable[[bytes], bytes]:
+    def edit(data: bytes) -> bytes:
+        value = json.loads(data)
+        change(value)
+        return json.dumps(value, indent=2).encode()
+
+    return edit
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+MALFORMED: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
+    "nested 100 000 deep": (_text_edit(lambda d: d.replace(b'"evaluator": {', b'"evaluator": {"x": ' + DEEP + b", ", 1)),
+                            2, "containers nested deeper than 256 levels"),
+    "a whole file nested 100 000 deep": (_text_edit(lambda d: DEEP), 2, "containers nested deeper than 256 levels"),
+    "gate fraction 1/0": (_value_edit(lambda r: _gate_exact(r, "1/0")), 2,
+                          'not an ablation results file: /gateAssessment/gates/3/measured/delta/exact is the string "1/0", '
+                          "not an exact fraction"),
+    "gate fraction not a fraction": (_value_edit(lambda r: _gate_exact(r, "1.5e3")), 2,
+                                     '/gateAssessment/gates/3/measured/delta/exact is the string "1.5e3"'),
+    "gate fraction a number": (_value_edit(lambda r: _gate_exact(r, 7)), 2,
+                               "/gateAssessment/gates/3/measured/delta/exact is the number 7"),
+    "hits a string": (_value_edit(_metric("hits", "x")), 2,
+                      '/result/cases/0/arms/paths/metrics/hits is the string "x", not a count'),
+    "hits negative": (_value_edit(_metric("hits", -1)), 2, "/result/cases/0/arms/paths/metrics/hits is the number -1"),
+    "selected null": (_value_edit(_metric("selected", None)), 2,
+                      "/result/cases/0/arms/paths/metrics/selected is null, not an array"),
+    "cases null": (_value_edit(lambda r: r["result"].update(cases=None)), 2,  # type: ignore[attr-defined]
+                   "/result/cases is null, not an array"),
+    "NaN": (_text_edit(lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": NaN')), 2,
+            "holds NaN, which is not JSON"),
+    "evaluator null": (_value_edit(lambda r: r.update(evaluator=None)), 2,
+                       "/evaluator is null, not an evaluator identity object"),
+    "evaluator digest faked": (_value_edit(lambda r: r["evaluator"].update(identityDigest="sha256:" + "0" * 64)), 3,  # type: ignore[attr-defined]
+                               f"/evaluator/identityDigest sha256:{'0' * 64} is not the canonical digest"),
+    "gzip hash not hex": (_value_edit(lambda r: r.update(inputGzipSha256="F" * 64)), 2,
+                          "/inputGzipSha256 is \"FFFF"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(MALFORMED), ids=list(MALFORMED))
+def test_malformed_results_file_fails_on_one_line(name: str, minimal_results: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    change, code, expected = MALFORMED[name]
+    results = tmp_path / "results.json"
+    results.write_bytes(change(minimal_results.read_bytes()))
+    capsys.readouterr()
+    assert _cli("notes", "--results", results) == code
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"ablation: results file {str(results)!r}: "), captured.err
+    assert expected in captured.err, captured.err
+    assert captured.err.count("\n") == 1
+
+
+def test_build_notes_survives_values_of_the_wrong_type() -> None:
+    """The pure renderer shows what it cannot compute with as absent instead of failing."""
+    gates = [{"id": "G4a", "measured": {"delta": {"exact": "1/0"}, "paths": {"exact": "x"}}},
+             {"id": "G2", "measured": {"casesPerRepository": 5}}, {"id": ["unhashable"]},
+             {"id": "G7", "measured": {"repositories": True, "cases": 3}}]  # fmt: skip
+    recorded = {"result": {"pairwise": {"source_list": {"perRepository": {"r": {"caseIds": [["x"], {}]}}}}},
+                "gateAssessment": {"gates": gates}}  # fmt: skip
+    text = notes.build_notes(recorded, results_sha256="0" * 64)
+    assert "| G4a | `null` | delta not demonstrated (empty population) | — | ≥ — | — | null |" in text
 
 
 def test_not_demonstrated_reduction_is_shown_as_such() -> None:
