@@ -14,7 +14,6 @@ Item positions stand in for the path tie-break for the same reason.
 from __future__ import annotations
 
 import heapq
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Set as AbstractSet
 from dataclasses import dataclass
@@ -48,27 +47,37 @@ class RepositoryIndex:
     metadata_postings: Mapping[str, tuple[int, ...]]
 
 
-_TOKEN_OR_ITEM_BREAK = re.compile("[a-z0-9]{3,}|\x00")
+# Bytes of the lowercased UTF-8 text: a-z and 0-9 stay, NUL (the item break) stays, all
+# else (every byte of a non-ASCII character included) separates tokens.
+_TOKEN_BYTES = bytes.maketrans(
+    bytes(range(256)), bytes(b if (0x30 <= b <= 0x39 or 0x61 <= b <= 0x7A or b == 0) else 0x20 for b in range(256))
+)
+_MIN_QUERY_TOKEN = 3
 
 
 def _postings(texts: Iterable[str | None], wanted: AbstractSet[str] | None = None) -> dict[str, tuple[int, ...]]:
     """Token → positions of the texts holding it (each position once), for tokens of ≥ 3 characters.
 
     The texts are joined with NUL (no path or metadata text can hold a control
-    character: SL-13, SL-19/20), lowercased once and scanned once; shorter
-    tokens can never equal a ranking token (SPEC §5.1). Lowercasing the joined
-    text gives the same ASCII runs as lowercasing each text: only U+212A and
-    U+0130 lowercase to ASCII, both without context. With ``wanted``, only
-    those tokens (the repository's query tokens) are kept.
+    character: SL-13, SL-19/20) and lowercased once. tokens() keeps maximal
+    ``a-z0-9`` runs of the lowercased text, and lowercasing the joined text
+    gives the same runs as lowercasing each text (only U+212A and U+0130
+    lowercase to ASCII, both without context); so the runs are found as bytes:
+    every byte outside ``a-z0-9`` and NUL becomes a space (UTF-8 encodes
+    non-ASCII characters with bytes ≥ 0x80 only), and ``split`` does the rest
+    at C speed. Shorter tokens can never equal a ranking token (SPEC §5.1).
+    With ``wanted``, only those tokens (the repository's query tokens) are kept.
     """
-    joined = "\x00".join("" if text is None else text for text in texts).lower()
-    found = _TOKEN_OR_ITEM_BREAK.findall(joined)
-    if wanted is not None:  # drop unwanted tokens at C speed, keeping the item breaks
-        found = list(filter(frozenset(wanted).union("\x00").__contains__, found))
-    postings: dict[str, list[int]] = {}
+    joined = "\x00".join("" if text is None else text for text in texts).lower().encode("utf-8")
+    found = joined.translate(_TOKEN_BYTES).replace(b"\x00", b" \x00 ").split()
+    if wanted is None:
+        keep = [t for t in found if len(t) >= _MIN_QUERY_TOKEN or t == b"\x00"]
+    else:  # drop unwanted tokens at C speed, keeping the item breaks
+        keep = list(filter(frozenset(t.encode("ascii") for t in wanted).union((b"\x00",)).__contains__, found))
+    postings: dict[bytes, list[int]] = {}
     k = 0
-    for token in found:
-        if token == "\x00":
+    for token in keep:
+        if token == b"\x00":
             k += 1
         else:
             positions = postings.get(token)
@@ -76,7 +85,7 @@ def _postings(texts: Iterable[str | None], wanted: AbstractSet[str] | None = Non
                 postings[token] = [k]
             elif positions[-1] != k:
                 positions.append(k)
-    return {token: tuple(positions) for token, positions in postings.items()}
+    return {token.decode("ascii"): tuple(positions) for token, positions in postings.items()}
 
 
 def index_repository(universe: CandidateUniverse, questions: Iterable[str] | None = None) -> RepositoryIndex:
