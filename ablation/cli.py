@@ -7,6 +7,7 @@ rejected; 5 output refused; 1 internal error (a bug, shown with its traceback).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -302,6 +303,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
         return int(exc.code or 0)
+    # The evaluator builds large acyclic trees (parsed JSON, records): reference
+    # counting frees them, and the cyclic collector's passes over millions of
+    # fresh objects only cost time, so it is paused for the command.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return _COMMANDS[args.command](args)
     except (InputRejected, RejectedInput) as exc:
@@ -314,6 +320,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    finally:
+        if collecting:
+            gc.enable()
 
 
 if __name__ == "__main__":  # pragma: no cover
