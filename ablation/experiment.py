@@ -139,13 +139,12 @@ def _parse_file(data: bytes, rep: Reporter) -> tuple[object, dict[int, Violation
 def _validate_repository(repo: object, r: int, rep: Reporter) -> Repository | None:
     """REPO-2 … REPO-5 with SL, PREP, GIT and STALE for ``/repositories/{r}``."""
     w = f"/repositories/{r}"
-    artifact_value = repo.get("sourceListArtifact") if isinstance(repo, dict) else None
-    if not isinstance(repo, dict) or not rep.check_closed("REPO-2", repo, w, _REPOSITORY_MEMBERS):
-        if not isinstance(repo, dict):
-            rep.check_closed("REPO-2", repo, w, _REPOSITORY_MEMBERS)
-        if isinstance(artifact_value, dict):  # the source-list text is examined regardless (§2.4)
-            validate_source_list_artifact(artifact_value, child(w, "sourceListArtifact"), rep)
+    if not rep.check_closed("REPO-2", repo, w, _REPOSITORY_MEMBERS):
+        artifact = repo.get("sourceListArtifact") if isinstance(repo, dict) else None
+        if isinstance(artifact, dict):  # the source-list text is examined regardless (§2.4)
+            validate_source_list_artifact(artifact, child(w, "sourceListArtifact"), rep)
         return None
+    assert isinstance(repo, dict)
     start = len(rep.violations)
     repo_id = repo["id"]
     if not is_nbtext(repo_id, 128) or not is_normalized(repo_id):
