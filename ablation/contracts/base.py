@@ -10,17 +10,36 @@ from collections.abc import Iterable
 from ablation.errors import InputRejected, RejectedInput
 from ablation.strictjson import child
 
-__all__ = ["Reporter", "child", "closed_problem", "is_int", "same", "show"]
+__all__ = ["SHOW_LIMIT", "Reporter", "child", "closed_problem", "is_int", "same", "show"]
 
 
-def show(value: object, limit: int = 80) -> str:
-    """A short ``repr`` of a found value for messages (containers by type and size)."""
-    if isinstance(value, dict):
-        return f"an object with {len(value)} members"
+SHOW_LIMIT = 80
+_JSON_CONSTANTS: dict[object, str] = {None: "null", True: "true", False: "false"}
+
+
+def show(value: object) -> str:
+    """Show a parsed JSON value in a failure message: one line, at most about 80 characters.
+
+    JSON spellings: ``null``, ``true``, ``false``, numbers as written (so
+    ``true`` and ``1`` stay distinct); strings quoted as Python does, with
+    every control character escaped (``'a\\nb'``); containers by their
+    size. Use it for expected values too, so a message never mixes
+    ``True`` and ``true``.
+
+    >>> [show(None), show(True), show(False), show(1), show("a\\nb"), show([1, 2]), show({})]
+    ['null', 'true', 'false', '1', "'a\\\\nb'", 'an array of 2 elements', 'an object with 0 members']
+    """
     if isinstance(value, list):
-        return f"an array of {len(value)} elements"
-    text = "null" if value is None else "true" if value is True else "false" if value is False else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return f"an array of {len(value)} element{'' if len(value) == 1 else 's'}"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} member{'' if len(value) == 1 else 's'}"
+    if value is None or isinstance(value, bool):
+        return _JSON_CONSTANTS[value]
+    text = repr(value)
+    if len(text) <= SHOW_LIMIT:
+        return text
+    size = f" ({len(value)} characters)" if isinstance(value, str) else ""
+    return f"{text[: SHOW_LIMIT - 1]}…{size}"
 
 
 def same(a: object, b: object) -> bool:

@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable
 from typing import NoReturn
 
+from ablation.contracts.base import SHOW_LIMIT as _SHOW_LIMIT
+from ablation.contracts.base import is_int, same, show
 from ablation.errors import BundleInvalid, format_where
 from ablation.strictjson import child
 from ablation.text import is_nbtext, is_normalized, is_portable, is_safe_path
@@ -55,36 +57,9 @@ LIMIT_MAXIMA: dict[str, int] = {
 _OPERATION_SET = frozenset(OPERATIONS)
 _SEED_KIND_SET = frozenset(SEED_KINDS)
 _SEED_ID = re.compile(r"seed:[a-z0-9][a-z0-9._-]{0,127}")
-_SHOW_LIMIT = 80
-_JSON_CONSTANTS: dict[object, str] = {None: "null", True: "true", False: "false"}
 _WHERE_LIMIT = 240
 
 # ------------------------------------------------------------------ shared helpers
-
-
-def show(value: object) -> str:
-    """Show a parsed JSON value in a failure message: one line, at most about 80 characters.
-
-    JSON spellings: ``null``, ``true``, ``false``, numbers as written (so
-    ``true`` and ``1`` stay distinct); strings quoted as Python does, with
-    every control character escaped (``'a\\nb'``); containers by their
-    size. Use it for expected values too, so a message never mixes
-    ``True`` and ``true``.
-
-    >>> [show(None), show(True), show(False), show(1), show("a\\nb"), show([1, 2]), show({})]
-    ['null', 'true', 'false', '1', "'a\\\\nb'", 'an array of 2 elements', 'an object with 0 members']
-    """
-    if isinstance(value, list):
-        return f"an array of {len(value)} element{'' if len(value) == 1 else 's'}"
-    if isinstance(value, dict):
-        return f"an object with {len(value)} member{'' if len(value) == 1 else 's'}"
-    if value is None or isinstance(value, bool):
-        return _JSON_CONSTANTS[value]
-    text = repr(value)
-    if len(text) <= _SHOW_LIMIT:
-        return text
-    size = f" ({len(value)} characters)" if isinstance(value, str) else ""
-    return f"{text[: _SHOW_LIMIT - 1]}…{size}"
 
 
 def _one_line(text: str) -> str:
@@ -112,20 +87,6 @@ def fail(rule: str, where: str, expected: str, found: str) -> NoReturn:
         BundleInvalid: always.
     """
     raise BundleInvalid(rule, f"at {format_where(_one_line(where))}: expected {expected}; found {found}")
-
-
-def same(a: object, b: object) -> bool:
-    """Type-strict ``≡`` of SPEC §4.0: equal scalars of the same type; containers never.
-
-    >>> [same(True, 1), same(1, 1), same(0, False), same("a", "a"), same(None, None), same([], [])]
-    [False, True, False, True, True, False]
-    """
-    return type(a) is type(b) and not isinstance(a, (list, dict)) and a == b
-
-
-def is_int(value: object) -> bool:
-    """``Int``: a JSON integer, never a boolean (SPEC §4.0, §9.3)."""
-    return type(value) is int
 
 
 class Shape:
