@@ -45,6 +45,12 @@ def _require_closure() -> None:
     identity.require_sealed_closure()
 
 
+def _progress(message: str) -> None:
+    """Progress for long work: on stderr, and only when stderr is a terminal (PRODUCT.md)."""
+    if sys.stderr.isatty():
+        print(f"ablation: {message} …", file=sys.stderr, flush=True)
+
+
 def _note_if_unsealed() -> None:
     """An unsealed development checkout runs and says so (PRODUCT.md "closure"), after success only,
     so that an error stays one line on stderr."""
@@ -146,7 +152,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ablation.pipeline import evaluate, output_members  # noqa: PLC0415
 
     loaded = _load(args)
+    _progress(f"validating and evaluating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
+    _progress(f"writing {args.output}")
     data = render_output(output_members(loaded, evaluation, _identity()))
     write_exclusive(args.output, data)
     print(f"{sha256_hex(data)}  {args.output}")
@@ -218,6 +226,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from ablation.output import dumps  # noqa: PLC0415
 
     loaded = _load(args)
+    _progress(f"validating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     experiment = validate_experiment(loaded.data, collect_all=args.errors == "all")
     summary = _verify_summary(loaded, experiment)
     if args.json:
