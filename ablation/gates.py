@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from ablation.experiment import ValidatedExperiment
 from ablation.metrics import member_order
-from ablation.result import CaseOutcome, pairwise_cases
+from ablation.result import CaseOutcome, availability_counts, pairwise_cases
 
 __all__ = ["RepositoryRates", "assess_gates", "equal_repository_rates", "quantity", "reduction_status"]
 
@@ -219,13 +219,9 @@ def assess_gates(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome
        "independent review."))  # fmt: skip
 
     # G6 — structural and fusion stay separate from source-list semantics, availability reported.
-    def counts(arm: str) -> dict[str, int]:
-        eligible = sum(1 for o in outcomes if o.arms[arm].eligible)
-        available = sum(1 for o in outcomes if o.arms[arm].eligible and o.arms[arm].available)
-        return {"eligible": eligible, "available": available, "unavailable": eligible - available}
-
     gates.append(_gate("G6", "structural_evidence_separate", None, False, {
-        "structural": counts("structural"), "fusion": counts("fusion"),
+        "structural": availability_counts(outcomes, "structural"),
+        "fusion": availability_counts(outcomes, "fusion"),
     }, "Structural and fusion arms use only fail-closed SCI receipts and observations without fallback; "
        "a structural improvement cannot substitute for the metadata gate."))  # fmt: skip
 

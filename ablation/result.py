@@ -18,6 +18,7 @@ __all__ = [
     "COVERAGE_FAILURE",
     "ArmOutcome",
     "CaseOutcome",
+    "availability_counts",
     "build_result",
     "evaluate_cases",
     "pairwise_cases",
@@ -164,6 +165,13 @@ def _case_result(outcome: CaseOutcome) -> dict[str, object]:
     }
 
 
+def availability_counts(outcomes: Sequence[CaseOutcome], arm: str) -> dict[str, int]:
+    """Availability counts of one arm over all cases (SPEC §7.6): eligible, available, unavailable."""
+    eligible = sum(1 for o in outcomes if o.arms[arm].eligible)
+    available = sum(1 for o in outcomes if o.arms[arm].eligible and o.arms[arm].available)
+    return {"eligible": eligible, "available": available, "unavailable": eligible - available}
+
+
 def pairwise_cases(
     outcomes: Sequence[CaseOutcome], arms: Sequence[str]
 ) -> tuple[list[CaseOutcome], list[CaseOutcome]]:
@@ -241,11 +249,7 @@ def build_result(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome
 
     Spec: SPEC.md §8 (shapes §8.1–§8.6), §7.
     """
-    availability = {}
-    for arm in ARMS:
-        eligible = sum(1 for o in outcomes if o.arms[arm].eligible)
-        available = sum(1 for o in outcomes if o.arms[arm].eligible and o.arms[arm].available)
-        availability[arm] = {"eligible": eligible, "available": available, "unavailable": eligible - available}
+    availability = {arm: availability_counts(outcomes, arm) for arm in ARMS}
     return {
         "protocol": PROTOCOL,
         "standingDecision": "REJECT_AUTOMATIC_SOURCE_LIST_ADOPTION",
