@@ -1,7 +1,10 @@
-"""Offline checks of ``requirements.lock`` against itself and ``requirements.in``.
+"""Offline checks of the two hashed locks against themselves and their ``.in`` files.
 
-Usage: ``python tools/lockcheck.py [--in requirements.in] [--lock requirements.lock]``
-(exit 0 when every check passes, 1 with one line per problem otherwise).
+Usage: ``python tools/lockcheck.py`` checks both pairs (``requirements.in`` →
+``requirements.lock``, the runtime; ``requirements-dev.in`` →
+``requirements-dev.lock``, the development environment) and how they relate;
+``python tools/lockcheck.py --in X.in --lock X.lock`` checks one pair (exit 0
+when every check passes, 1 with one line per problem otherwise).
 
 1. Form: the lock was made by ``pip-compile`` with the flags PRODUCT.md names;
    every requirement is ``name==version`` with at least one
@@ -14,7 +17,12 @@ Usage: ``python tools/lockcheck.py [--in requirements.in] [--lock requirements.l
    edit of ``requirements.in`` that adds, removes or tightens a requirement
    without re-locking fails here. The full check, re-compiling with
    ``pip-compile`` and comparing bytes, is ``tools/relock.sh --check`` (needs
-   PyPI; CI runs both).
+   PyPI; CI runs both). A ``.in`` file may name the other lock as a
+   constraint (``-c requirements.lock``) and include ``requirements.in``
+   (``-r requirements.in``); the included names count as its own.
+3. Between the locks: the runtime lock holds none of the development-only
+   distributions (:data:`NOT_AT_RUN_TIME`), and every distribution both locks
+   pin has the same version in each.
 """
 
 from __future__ import annotations
@@ -28,7 +36,16 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-__all__ = ["REQUIRED_FLAGS", "Pin", "check_consistency", "check_lock", "main", "parse_lock"]
+__all__ = [
+    "NOT_AT_RUN_TIME",
+    "REQUIRED_FLAGS",
+    "Pin",
+    "check_between",
+    "check_consistency",
+    "check_lock",
+    "main",
+    "parse_lock",
+]
 
 REQUIRED_FLAGS = frozenset(
     {
@@ -46,7 +63,10 @@ _HASH_RE = re.compile(r"    --hash=sha256:[0-9a-f]{64}( \\)?")
 _VIA_ONE_RE = re.compile(r"    # via (.+)")
 _VIA_MANY_RE = re.compile(r"    #   (.+)")
 _HEADER_CMD_RE = re.compile(r"#    pip-compile (.*)")
-_IN_SOURCE = "-r requirements.in"
+NOT_AT_RUN_TIME = frozenset({"pip", "setuptools", "wheel", "pytest", "hypothesis", "pip-tools", "ujson"})
+"""Distributions the sealed runtime must not hold (PRODUCT.md "Sealed environment")."""
+
+_OPTION_RE = re.compile(r"-([rc]) ([A-Za-z0-9._-]+)")
 
 
 @dataclass(slots=True)
@@ -133,17 +153,37 @@ def check_lock(text: str, name: str = "requirements.lock") -> list[str]:
     return parse_lock(text, name)[1]
 
 
-def _read_in(text: str, name: str) -> tuple[dict[str, Requirement], list[str]]:
-    """The requirements of ``requirements.in`` by normalised name, and its problems."""
+def _read_in(
+    text: str, name: str, included: dict[str, str] | None = None
+) -> tuple[dict[str, Requirement], list[str], list[str]]:
+    """The requirements of a ``.in`` file by normalised name, its problems and its sources.
+
+    ``-c <file>`` lines are accepted (the constraint is checked between the
+    locks); ``-r <file>`` adds that file's requirements, read from
+    ``included[<file>]``. The sources are ``-r <name>`` and one per included file:
+    the ``# via`` annotations that mark a pin as top-level.
+    """
     requirements: dict[str, Requirement] = {}
     problems: list[str] = []
+    sources = [f"-r {name}"]
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split(" #", 1)[0].strip()
         if not line or line.startswith("#"):
             continue
         where = f"{name}:{number}"
+        if option := _OPTION_RE.fullmatch(line):
+            kind, target = option.groups()
+            if kind == "r":
+                if included is None or target not in included:
+                    problems.append(f"{where}: includes {target}, which is not given to this check")
+                    continue
+                nested, nested_problems, _ = _read_in(included[target], target)
+                requirements.update(nested)
+                problems.extend(nested_problems)
+                sources.append(f"-r {target}")
+            continue
         if line.startswith("-"):
-            problems.append(f"{where}: option lines are not used here: {line!r}")
+            problems.append(f"{where}: option lines other than -r/-c are not used here: {line!r}")
             continue
         try:
             requirement = Requirement(line)
@@ -153,28 +193,37 @@ def _read_in(text: str, name: str) -> tuple[dict[str, Requirement], list[str]]:
         if requirement.url:
             problems.append(f"{where}: {requirement.name} names a URL; only index releases can be hash-pinned")
         requirements[canonicalize_name(requirement.name)] = requirement
-    return requirements, problems
+    return requirements, problems, sources
 
 
-def check_consistency(in_text: str, lock_text: str, in_name: str = "requirements.in") -> list[str]:
-    """Does the lock still answer ``requirements.in`` (step 2)? Every problem, sorted by name.
+def check_consistency(
+    in_text: str,
+    lock_text: str,
+    in_name: str = "requirements.in",
+    *,
+    lock_name: str = "requirements.lock",
+    included: dict[str, str] | None = None,
+) -> list[str]:
+    """Does the lock still answer its ``.in`` file (step 2)? Every problem, sorted by name.
 
     Args:
-        in_text: the text of ``requirements.in``.
-        lock_text: the text of ``requirements.lock``.
-        in_name: the file name used in problem lines.
+        in_text: the text of the ``.in`` file.
+        lock_text: the text of the lock compiled from it.
+        in_name: the ``.in`` file's name, used in problem lines.
+        lock_name: the lock's name, used in problem lines.
+        included: the texts of files the ``.in`` file includes with ``-r``, by name.
     """
-    requirements, problems = _read_in(in_text, in_name)
-    pins, _ = parse_lock(lock_text)
+    requirements, problems, sources = _read_in(in_text, in_name, included)
+    pins, _ = parse_lock(lock_text, lock_name)
     by_name = {pin.name: pin for pin in pins}
-    top_level = {pin.name for pin in pins if _IN_SOURCE in pin.via}
+    top_level = {pin.name for pin in pins if any(source in pin.via for source in sources)}
     for missing in sorted(requirements.keys() - top_level):
         if missing in by_name:
             problems.append(f"{in_name}: {missing} is listed but the lock does not record it as a top-level requirement; re-lock")
         else:
-            problems.append(f"{in_name}: {missing} is listed but not pinned in requirements.lock; re-lock")
+            problems.append(f"{in_name}: {missing} is listed but not pinned in {lock_name}; re-lock")
     problems.extend(
-        f"{in_name}: requirements.lock pins {extra} as a top-level requirement, but it is no longer listed; re-lock"
+        f"{in_name}: {lock_name} pins {extra} as a top-level requirement, but it is no longer listed; re-lock"
         for extra in sorted(top_level - requirements.keys())
     )
     for key in sorted(requirements.keys() & by_name.keys()):
@@ -185,24 +234,77 @@ def check_consistency(in_text: str, lock_text: str, in_name: str = "requirements
     return problems
 
 
+def check_between(runtime_text: str, dev_text: str) -> list[str]:
+    """Step 3: the runtime lock is lean and the development lock agrees with it.
+
+    Returns one problem per development-only distribution the runtime lock
+    pins (:data:`NOT_AT_RUN_TIME`) and per distribution pinned at different
+    versions in the two locks.
+    """
+    runtime, _ = parse_lock(runtime_text)
+    dev, _ = parse_lock(dev_text, "requirements-dev.lock")
+    problems = [
+        f"requirements.lock: {pin.name} is a development tool; the sealed runtime must not hold it"
+        for pin in runtime
+        if pin.name in NOT_AT_RUN_TIME
+    ]
+    dev_versions = {pin.name: pin.version for pin in dev}
+    for pin in runtime:
+        other = dev_versions.get(pin.name)
+        if other is not None and other != pin.version:
+            problems.append(
+                f"requirements-dev.lock pins {pin.name}=={other}, requirements.lock {pin.version}; re-lock both"
+            )
+    return problems
+
+
+def _check_pair(in_path: Path, lock_path: Path) -> tuple[list[str], str]:
+    """Steps 1 and 2 for one ``.in``/lock pair: the problems and a summary line."""
+    in_text = in_path.read_text(encoding="utf-8")
+    lock_text = lock_path.read_text(encoding="utf-8")
+    included = {
+        path.name: path.read_text(encoding="utf-8")
+        for path in in_path.parent.glob("*.in")
+        if path != in_path
+    }
+    pins, problems = parse_lock(lock_text, lock_path.name)
+    problems += check_consistency(in_text, lock_text, in_path.name, lock_name=lock_path.name, included=included)
+    hashes = sum(pin.hashes for pin in pins)
+    return problems, f"{lock_path.name} OK: {len(pins)} pins, {hashes} sha256 hashes"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Check the lock; print one line per problem, or one summary line. Returns the exit status."""
+    """Check the locks; print one line per problem, or one summary line per lock. Returns the exit status."""
     root = Path(__file__).resolve().parent.parent
-    parser = argparse.ArgumentParser(description="Offline checks of requirements.lock.")
-    parser.add_argument("--in", dest="in_path", type=Path, default=root / "requirements.in")
-    parser.add_argument("--lock", dest="lock_path", type=Path, default=root / "requirements.lock")
+    parser = argparse.ArgumentParser(description="Offline checks of requirements.lock and requirements-dev.lock.")
+    parser.add_argument("--in", dest="in_path", type=Path, help="check only this .in file (with --lock)")
+    parser.add_argument("--lock", dest="lock_path", type=Path, help="the lock compiled from --in")
     args = parser.parse_args(argv)
-    in_text = args.in_path.read_text(encoding="utf-8")
-    lock_text = args.lock_path.read_text(encoding="utf-8")
-    pins, problems = parse_lock(lock_text, args.lock_path.name)
-    problems += check_consistency(in_text, lock_text, args.in_path.name)
+    if (args.in_path is None) != (args.lock_path is None):
+        parser.error("--in and --lock go together")
+    if args.in_path is not None:
+        pairs = [(args.in_path, args.lock_path)]
+    else:
+        pairs = [
+            (root / "requirements.in", root / "requirements.lock"),
+            (root / "requirements-dev.in", root / "requirements-dev.lock"),
+        ]
+    problems: list[str] = []
+    summaries: list[str] = []
+    for in_path, lock_path in pairs:
+        found, summary = _check_pair(in_path, lock_path)
+        problems += found
+        summaries.append(summary)
+    if args.in_path is None:
+        problems += check_between(
+            pairs[0][1].read_text(encoding="utf-8"), pairs[1][1].read_text(encoding="utf-8")
+        )
     for problem in problems:
         print(f"lockcheck: {problem}", file=sys.stderr)
     if problems:
         return 1
-    hashes = sum(pin.hashes for pin in pins)
-    top = sum(1 for pin in pins if _IN_SOURCE in pin.via)
-    print(f"lockcheck: {args.lock_path.name} OK: {len(pins)} pins ({top} from {args.in_path.name}), {hashes} sha256 hashes")
+    for summary in summaries:
+        print(f"lockcheck: {summary}")
     return 0
 
 
