@@ -10,6 +10,7 @@ MAKEFLAGS += --no-builtin-rules
 # ---------------------------------------------------------------- variables
 PYTHON      ?= python3
 VENV        ?= .venv
+DEV_VENV    ?= .venv-dev
 RUNNER      ?= venv
 IMAGE       ?= ablation:latest
 BASE_IMAGE  ?= ablation-base:bookworm
@@ -33,6 +34,8 @@ SIGN_KEY    ?=
 
 LOCK_STAMP  := $(VENV)/.lock-installed
 STAMP       := $(VENV)/.sealed
+DEV_STAMP   := $(DEV_VENV)/.lock-installed
+DIST        := build/dist
 PKG_SOURCES := $(shell find ablation -type f -not -path '*/__pycache__/*' -not -name '*.pyc' 2>/dev/null | LC_ALL=C sort)
 ARCH        := $(shell uname -m)
 # Wheels for the image's interpreter: CPython 3.11 (Debian bookworm), glibc 2.36.
@@ -66,7 +69,7 @@ BUN         := $(BUNDLE)
 EVIDENCE_ARGS :=
 SHOW_OUTPUT :=
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence $(e)) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
-ABLATION     = PYTHONDONTWRITEBYTECODE=1 $(VENV)/bin/ablation
+ABLATION     = $(VENV)/bin/ablation
 else
 $(error RUNNER must be venv or image, not '$(RUNNER)')
 endif
@@ -75,7 +78,7 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
 .PHONY: help test verify run archive bench clean-out image base-image image-present wheelhouse \
-        venv lock lock-check clean
+        venv dev-venv seal lock lock-check clean
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -88,26 +91,45 @@ help: ## show the targets and variables
 	@echo "  RUNNER=venv|image (image: run inside $(IMAGE) with --network none --read-only),"
 	@echo "  IMAGE, BASE_IMAGE (default $(BASE_IMAGE)), PYTHON (default python3)"
 
-# ---------------------------------------------------------------- the sealed .venv
-# Step 1: a fresh venv with exactly the lock's hash-checked pins (re-made when the lock changes).
-$(LOCK_STAMP): requirements.lock
-	rm -rf $(VENV)
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
+# ---------------------------------------------------------------- the two environments
+# The development environment: tests, benchmarks, linters, the build backend and pip-compile,
+# exactly the pins of requirements-dev.lock (re-made when that lock changes).
+$(DEV_STAMP): requirements-dev.lock
+	rm -rf $(DEV_VENV)
+	$(PYTHON) -m venv $(DEV_VENV)
+	$(DEV_VENV)/bin/python -m pip install --quiet --require-hashes --no-deps -r requirements-dev.lock
 	touch $@
 
-# Step 2: the package itself, non-editable, then sealed: lock copy, bytecode, closure manifest.
-$(STAMP): $(LOCK_STAMP) pyproject.toml tools/seal.py $(PKG_SOURCES)
-	rm -rf build/lib build/bdist.* ablation.egg-info
-	$(VENV)/bin/python -m pip install --quiet --no-deps --no-build-isolation --force-reinstall --no-cache-dir .
+dev-venv: $(DEV_STAMP) ## build .venv-dev from requirements-dev.lock (make test does it when needed)
+
+# The sealed runtime, step 1: a venv without pip holding exactly the runtime lock's pins,
+# installed by the development environment's pip (--python), bytecode left to sealing.
+$(LOCK_STAMP): requirements.lock | $(DEV_STAMP)
+	rm -rf $(VENV)
+	$(PYTHON) -m venv --without-pip $(VENV)
+	$(DEV_VENV)/bin/python -m pip --python $(VENV)/bin/python install --quiet --no-compile \
+	  --require-hashes --no-deps -r requirements.lock
+	touch $@
+
+# Step 2: the package's wheel, built by the development environment, installed the same way;
+# then sealed: lock copy, bytecode, isolated console script, closure manifest (tools/seal.py).
+$(STAMP): $(LOCK_STAMP) pyproject.toml tools/seal.py $(PKG_SOURCES) | $(DEV_STAMP)
+	rm -rf build/lib build/bdist.* ablation.egg-info $(DIST)
+	$(DEV_VENV)/bin/python -m pip wheel --quiet --no-deps --no-build-isolation --no-cache-dir -w $(DIST) .
+	$(DEV_VENV)/bin/python -m pip --python $(VENV)/bin/python install --quiet --no-compile --no-deps \
+	  --force-reinstall $(DIST)/ablation-*.whl
 	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock
 	touch $@
 
-venv: $(STAMP) ## build .venv from the lock and install the sealed package (the other targets do it when needed)
+venv: $(STAMP) ## build the sealed .venv from requirements.lock (the other targets do it when needed)
+
+seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the interpreter or its libraries
+	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock
+	touch $(STAMP)
 
 # ---------------------------------------------------------------- everyday targets
-test: $(STAMP) ## run the test suite against the checkout (.venv/bin/python -m pytest)
-	$(VENV)/bin/python -m pytest
+test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-dev/bin/python -m pytest)
+	$(DEV_VENV)/bin/python -m pytest
 
 verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no ranking or metrics
 	$(call ABLATION) verify --input "$(IN)" $(HASH_FLAGS)
@@ -129,29 +151,29 @@ archive: $(RUN_DEPS) ## bundle INPUT, OUTPUT and the evidence into BUNDLE (.tar.
 	$(call ABLATION,-v "$(abspath $(dir $(OUTPUT))):/out:ro" -v "$(abspath $(dir $(BUNDLE))):/bundle" $(EVIDENCE_ARGS)) \
 	  archive --input "$(IN)" --results "$(OUT)" --bundle "$(BUN)" $(EV_FLAGS)
 
-bench: $(STAMP) ## run benchmarks/bench.py with the .venv interpreter
-	$(VENV)/bin/python benchmarks/bench.py $(BENCH_ARGS)
+bench: $(STAMP) $(DEV_STAMP) ## run benchmarks/bench.py (development environment; times the sealed .venv)
+	$(DEV_VENV)/bin/python benchmarks/bench.py $(BENCH_ARGS)
 
 clean-out: ## delete out/ (results and bundles written by run and archive)
 	rm -rf out
 
-clean: clean-out ## delete out/, .venv and build/ (wheelhouse included)
-	rm -rf $(VENV) build ablation.egg-info
+clean: clean-out ## delete out/, .venv, .venv-dev and build/ (wheelhouse included)
+	rm -rf $(VENV) $(DEV_VENV) build ablation.egg-info
 
 # ---------------------------------------------------------------- lock
-lock: $(LOCK_STAMP) ## re-lock requirements.in into requirements.lock (needs PyPI; UPGRADE=1 to upgrade)
+lock: $(DEV_STAMP) ## re-lock requirements.in and requirements-dev.in (needs PyPI; UPGRADE=1 to upgrade)
 	tools/relock.sh
 
-lock-check: $(LOCK_STAMP) ## offline lock checks, then re-compile and compare (needs PyPI)
-	$(VENV)/bin/python tools/lockcheck.py
+lock-check: $(DEV_STAMP) ## offline checks of both locks, then re-compile and compare (needs PyPI)
+	$(DEV_VENV)/bin/python tools/lockcheck.py
 	tools/relock.sh --check
 
 # ---------------------------------------------------------------- container image
 # The wheelhouse: every pin of the lock for the image's Python, downloaded on the host
 # and checked against the lock's hashes; the image build itself has no network.
-$(WHEELHOUSE)/.complete: requirements.lock | $(LOCK_STAMP)
+$(WHEELHOUSE)/.complete: requirements.lock | $(DEV_STAMP)
 	rm -rf $(WHEELHOUSE)
-	$(VENV)/bin/python -m pip download --quiet --require-hashes --no-deps $(WHEEL_TAGS) \
+	$(DEV_VENV)/bin/python -m pip download --quiet --require-hashes --no-deps $(WHEEL_TAGS) \
 	  -r requirements.lock -d $(WHEELHOUSE)
 	touch $@
 

@@ -40,9 +40,9 @@ def _require_closure() -> None:
     The command handlers import the pipeline only after this, so a changed
     module in a sealed environment is named by the check instead of running.
     """
-    from ablation import identity  # noqa: PLC0415
+    from ablation.closure import check  # noqa: PLC0415
 
-    identity.require_sealed_closure()
+    check.require_sealed_closure()
 
 
 def _progress(message: str) -> None:
@@ -54,9 +54,9 @@ def _progress(message: str) -> None:
 def _note_if_unsealed() -> None:
     """An unsealed development checkout runs and says so (PRODUCT.md "closure"), after success only,
     so that an error stays one line on stderr."""
-    from ablation import identity  # noqa: PLC0415
+    from ablation.closure import check  # noqa: PLC0415
 
-    if identity.closure_state() == "unsealed":
+    if check.closure_state() == "unsealed":
         print("ablation: note: unsealed environment (no closure manifest); the evaluator identity says so",
               file=sys.stderr)  # fmt: skip
 
@@ -237,6 +237,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_identity(_args: argparse.Namespace) -> int:
+    _require_closure()
     from ablation.output import dumps  # noqa: PLC0415
 
     print(dumps(_identity()))

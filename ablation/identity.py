@@ -1,4 +1,4 @@
-"""The evaluator's executable identity and its sealed closure (PRODUCT.md "evaluator").
+"""The evaluator's executable identity (PRODUCT.md "evaluator (executable identity)").
 
 The identity is the one environment-dependent member of the output file::
 
@@ -6,218 +6,41 @@ The identity is the one environment-dependent member of the output file::
      "asserted": {"imageDigest", "baseImage"},
      "identityDigest": D(measured)}
 
-*Measured* values are read from the files this process runs from; *asserted*
-values are what the caller says and we cannot check (the container image
-digest, the base image reference). Only ``measured`` enters ``identityDigest``.
-No absolute path appears anywhere except ``environment.nixStorePath``.
+*Measured* values come from the files this process runs from; *asserted*
+values are what the caller says and we cannot check (the image ID, the base
+image reference). Only ``measured`` enters ``identityDigest``. No absolute
+path appears anywhere except ``environment.nixStorePath``.
 
-A *sealed* environment is one whose installed ``ablation`` package holds a
-closure manifest (:data:`CLOSURE_MANIFEST`) written at build time by
-:func:`seal_package` (run by ``tools/seal.py`` from the Dockerfile and the
-Makefile): the list of every package file with its SHA-256, bytecode
-included, beside a copy of the ``requirements.lock`` the environment was built
-from (:data:`LOCK_COPY`). :func:`require_sealed_closure` re-checks both at
-start-up. A development checkout has no manifest: it is *unsealed*, runs, and
-says so.
-
-Two entry points, as for every trust check (STYLE.md §4.9):
-:func:`check_closure` reports and never raises on a failed check;
-:func:`require_sealed_closure` raises :class:`~ablation.errors.IntegrityError`.
+Sealed (the package holds a closure manifest, :mod:`ablation.closure`): the
+layer digests and the distributions' versions are read from the manifest,
+which the run-time check (:mod:`ablation.closure.check`) has compared with
+every file the process loaded, so every command of one environment records
+the same identity. Unsealed (a development checkout): the layers are measured
+from what this process has loaded and mapped so far.
 """
 
 from __future__ import annotations
 
-import compileall
 import copy
 import functools
 import hashlib
-import json
 import os
 import platform
-import py_compile
-import re
-import shutil
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Literal
 
 from ablation import PACKAGE_NAME, __version__
-from ablation.canonical import canonical_digest, raw_digest
-from ablation.errors import IntegrityError
+from ablation.canonical import canonical_digest
+from ablation.closure import LAYERS
+from ablation.closure.check import PACKAGE_DIR, closure_state, package_files, sealed_manifest
+from ablation.closure.layout import current_layout, loaded_files, mapped_executables, read_maps, sha256_file
+from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
 
-__all__ = [
-    "CLOSURE_MANIFEST",
-    "LOCK_COPY",
-    "MANIFEST_FORMAT",
-    "ClosureReport",
-    "check_closure",
-    "closure_state",
-    "environment_kind",
-    "evaluator_identity",
-    "measure",
-    "package_files",
-    "read_lock_pins",
-    "require_sealed_closure",
-    "seal_package",
-]
+__all__ = ["environment_kind", "evaluator_identity", "measure"]
 
-CLOSURE_MANIFEST = "CLOSURE.json"
-"""File name of the closure manifest, at the top of the installed package (excluded from itself)."""
-
-LOCK_COPY = "requirements.lock"
-"""File name of the lock copied into the installed package at build time."""
-
-MANIFEST_FORMAT = "ablation-closure/1"
-
-ClosureState = Literal["sealed", "unsealed"]
-
-_PACKAGE_DIR = Path(__file__).resolve().parent
-_PYCACHE = "__pycache__"
-_CHUNK = 1 << 20
-_PIN_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
 _NIX_STORE = "/nix/store/"
-
-
-def _sha256_file(path: Path) -> str:
-    """Bare hex SHA-256 of a file's bytes, read in chunks (follows symlinks)."""
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        while chunk := stream.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _canonical_name(name: str) -> str:
-    """A distribution name as PEP 503 normalises it.
-
-    >>> _canonical_name("PyProject_Hooks")
-    'pyproject-hooks'
-    """
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Entry:
-    """One directory entry below the package folder.
-
-    ``kind`` is ``file`` (a regular file), ``symlink`` (a symbolic link to a
-    file or a folder) or ``other`` (a fifo, socket or device). ``sha256`` is the
-    hex digest of the content a ``file`` (or a ``symlink`` to a regular file)
-    reads as, otherwise ``None``.
-    """
-
-    path: str
-    kind: Literal["file", "symlink", "other"]
-    sha256: str | None
-
-
-def _walk(package_dir: Path, *, sealed: bool) -> list[_Entry]:
-    """Every entry below ``package_dir``, sorted by relative path (``<package>/<sub>/<file>``).
-
-    Args:
-        package_dir: the package folder.
-        sealed: ``True`` to include ``__pycache__`` (compiled at build time) and
-            leave out the closure manifest; ``False`` for a development
-            checkout, where ``__pycache__`` is whatever the last run wrote.
-
-    Symbolic links are never followed into folders; a symlinked folder is one
-    ``symlink`` entry.
-    """
-    entries: list[_Entry] = []
-    top = package_dir.name
-    for root, dirs, files in os.walk(package_dir, followlinks=False):
-        here = Path(root)
-        rel_root = here.relative_to(package_dir).as_posix()
-        prefix = top if rel_root == "." else f"{top}/{rel_root}"
-        if not sealed:
-            dirs[:] = [d for d in dirs if d != _PYCACHE]
-        for name in dirs:
-            if (here / name).is_symlink():
-                entries.append(_Entry(path=f"{prefix}/{name}", kind="symlink", sha256=None))
-        for name in files:
-            if sealed and rel_root == "." and name == CLOSURE_MANIFEST:
-                continue
-            path = here / name
-            if path.is_symlink():
-                sha = _sha256_file(path) if path.is_file() else None
-                entries.append(_Entry(path=f"{prefix}/{name}", kind="symlink", sha256=sha))
-            elif path.is_file():
-                entries.append(_Entry(path=f"{prefix}/{name}", kind="file", sha256=_sha256_file(path)))
-            else:
-                entries.append(_Entry(path=f"{prefix}/{name}", kind="other", sha256=None))
-    entries.sort(key=lambda e: e.path)
-    return entries
-
-
-def package_files(package_dir: Path | None = None, *, sealed: bool | None = None) -> list[list[str]]:
-    """The sorted ``[relative path, sha256 hex]`` list that ``filesDigest`` is taken over.
-
-    In a development checkout ``__pycache__`` is left out and a symlink to a
-    file counts as that file; in a sealed package bytecode is included and the
-    manifest is not (a symlink there is a closure error, not a file).
-
-    Args:
-        package_dir: the package folder (default: the one this module runs from).
-        sealed: override the detected closure state.
-
-    Returns:
-        ``[[path, hex], ...]`` sorted by path; paths start with the package name.
-    """
-    package_dir = package_dir or _PACKAGE_DIR
-    if sealed is None:
-        sealed = closure_state(package_dir) == "sealed"
-    return [
-        [e.path, e.sha256]
-        for e in _walk(package_dir, sealed=sealed)
-        if e.sha256 is not None and (e.kind == "file" or not sealed)
-    ]
-
-
-def read_lock_pins(text: str) -> list[tuple[str, str]]:
-    """The ``name==version`` pins of a pip-compile lock, by normalised name.
-
-    >>> read_lock_pins("Foo_Bar==1.0 \\\\\\n    --hash=sha256:ab\\n    # via x\\nbaz==2\\n")
-    [('baz', '2'), ('foo-bar', '1.0')]
-    """
-    pins = {}
-    for line in text.splitlines():
-        match = _PIN_RE.match(line)
-        if match:
-            pins[_canonical_name(match.group(1))] = match.group(2)
-    return sorted(pins.items())
-
-
-def _installed_version(name: str) -> str | None:
-    """The installed version of a distribution visible on ``sys.path``, or ``None``."""
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def closure_state(package_dir: Path | None = None) -> ClosureState:
-    """``"sealed"`` when the package holds a closure manifest, else ``"unsealed"``."""
-    manifest = (package_dir or _PACKAGE_DIR) / CLOSURE_MANIFEST
-    return "sealed" if manifest.exists() or manifest.is_symlink() else "unsealed"
-
-
-def _lock_path(package_dir: Path, state: ClosureState) -> Path | None:
-    """The lock this environment was built from.
-
-    Sealed: the copy inside the package. Unsealed: that copy if present, else
-    the repository's ``requirements.lock`` beside ``pyproject.toml`` (a
-    development checkout), else ``None``.
-    """
-    copied = package_dir / LOCK_COPY
-    if state == "sealed" or copied.is_file():
-        return copied
-    repository = package_dir.parent
-    if (repository / "pyproject.toml").is_file() and (repository / LOCK_COPY).is_file():
-        return repository / LOCK_COPY
-    return None
 
 
 def environment_kind(
@@ -251,31 +74,85 @@ def environment_kind(
     return {"kind": "other", "nixStorePath": None}
 
 
-def _interpreter() -> dict[str, str]:
-    """The running interpreter: implementation, version, SHA-256 of ``/proc/self/exe``.
+def _executable() -> str:
+    """The binary the kernel started (``/proc/self/exe``), whatever ``argv[0]`` said."""
+    exe = "/proc/self/exe"
+    return exe if os.path.exists(exe) else os.path.realpath(sys.executable)
 
-    ``/proc/self/exe`` is the binary the kernel started, whatever ``argv[0]``
-    said; where there is no ``/proc`` the resolved ``sys.executable`` stands in.
-    """
-    exe = Path("/proc/self/exe")
-    if not exe.exists():
-        exe = Path(os.path.realpath(sys.executable))
+
+def _interpreter() -> dict[str, object]:
+    """Implementation, version, SHA-256 of the running binary, and whether it runs isolated (``-I``)."""
     return {
         "implementation": sys.implementation.name,
         "version": platform.python_version(),
-        "executableSha256": _sha256_file(exe),
+        "executableSha256": sha256_file(_executable()),
+        "isolated": bool(sys.flags.isolated),
     }
 
 
-def _lock_member(lock: Path | None) -> dict[str, object]:
-    """``{"sha256", "distributions"}``: the lock's digest and each pin's installed version."""
+def _package_member(package_dir: Path, *, sealed: bool) -> dict[str, object]:
+    """``package``: name, version, and the digest of ``[[path, sha256], …]`` of the package folder."""
+    files = [[path, sha] for path, kind, sha in package_files(package_dir, sealed=sealed)
+             if sha is not None and (kind == "file" or not sealed)]  # fmt: skip
+    return {"name": PACKAGE_NAME, "version": __version__, "filesDigest": canonical_digest(files), "fileCount": len(files)}
+
+
+def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:
+    """Unsealed: the layers of what this process has loaded and mapped so far (package: the folder)."""
+    layout = current_layout(package_dir)
+    layers: dict[str, dict[str, str | None]] = {layer: {} for layer in LAYERS}
+    for path, kind, sha in package_files(package_dir, sealed=False):
+        if kind != "other":
+            layers["package"][path] = sha
+    paths = {path for _, path in loaded_files()} | set(mapped_executables(read_maps()))
+    inside = str(package_dir) + os.sep
+    for path in sorted(paths):
+        if path.startswith(inside) or path.endswith(" (deleted)") or not os.path.isfile(path):
+            continue
+        root, relative = layout.locate(path)
+        layer = {"site": "dependencies", "stdlib": "stdlib", "prefix": "package", "system": "interpreter"}[root]
+        layers[layer][relative] = sha256_file(path)
+    summary: dict[str, dict[str, object]] = {}
+    for layer in LAYERS:
+        digest, count = layer_digest(layers[layer])
+        summary[layer] = {"digest": digest, "fileCount": count}
+    return summary
+
+
+def _lock_path(package_dir: Path, *, sealed: bool) -> Path | None:
+    """Sealed: the lock copy in the package. Unsealed: the checkout's ``requirements.lock``, if any."""
+    copied = package_dir / LOCK_COPY
+    if sealed or copied.is_file():
+        return copied
+    repository = package_dir.parent
+    if (repository / "pyproject.toml").is_file() and (repository / LOCK_COPY).is_file():
+        return repository / LOCK_COPY
+    return None
+
+
+def _installed_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _lock_member(lock: Path | None, versions: Mapping[str, str] | None) -> dict[str, object]:
+    """``{"sha256", "distributions"}``: the lock's digest and each pin's installed version.
+
+    ``versions`` are the sealed versions (from the manifest); unsealed, they are
+    looked up with :mod:`importlib.metadata`.
+    """
     if lock is None or not lock.is_file():
         return {"sha256": None, "distributions": []}
     data = lock.read_bytes()
     pins = read_lock_pins(data.decode("utf-8", errors="replace"))
     return {
         "sha256": hashlib.sha256(data).hexdigest(),
-        "distributions": [{"name": name, "version": _installed_version(name)} for name, _ in pins],
+        "distributions": [
+            {"name": name, "version": versions.get(name) if versions is not None else _installed_version(name)}
+            for name, _ in pins
+        ],
     }
 
 
@@ -283,25 +160,27 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
     """The ``measured`` object of the identity (not cached).
 
     Args:
-        package_dir: the installed package folder (default: the one this module runs from).
+        package_dir: the installed package folder (default: the one running).
         environ: the environment variables (default ``os.environ``).
 
-    Side effects: reads every package file, the lock and the interpreter binary.
+    Raises:
+        IntegrityError: a sealed package whose manifest cannot be used (exit 3).
     """
-    package_dir = package_dir or _PACKAGE_DIR
-    state = closure_state(package_dir)
-    files = package_files(package_dir, sealed=state == "sealed")
-    manifest = package_dir / CLOSURE_MANIFEST
-    manifest_digest = raw_digest(manifest.read_bytes()) if state == "sealed" and manifest.is_file() else None
+    package_dir = package_dir or PACKAGE_DIR
+    sealed = closure_state(package_dir) == "sealed"
+    if sealed:
+        manifest = sealed_manifest(package_dir)
+        closure: dict[str, object] = {
+            "state": "sealed", "manifestDigest": manifest.digest, "layers": manifest.layer_summary(),
+        }  # fmt: skip
+        versions: Mapping[str, str] | None = dict(manifest.distributions)
+    else:
+        closure = {"state": "unsealed", "manifestDigest": None, "layers": _loaded_layers(package_dir)}
+        versions = None
     return {
-        "package": {
-            "name": PACKAGE_NAME,
-            "version": __version__,
-            "filesDigest": canonical_digest(files),
-            "fileCount": len(files),
-        },
-        "closure": {"state": state, "manifestDigest": manifest_digest},
-        "lock": _lock_member(_lock_path(package_dir, state)),
+        "package": _package_member(package_dir, sealed=sealed),
+        "closure": closure,
+        "lock": _lock_member(_lock_path(package_dir, sealed=sealed), versions),
         "interpreter": _interpreter(),
         "platform": {"system": platform.system(), "machine": platform.machine()},
         "environment": environment_kind(environ=environ),
@@ -330,184 +209,3 @@ def evaluator_identity() -> dict[str, object]:
         (SPEC §3) of ``measured`` only.
     """
     return copy.deepcopy(_cached_identity())
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClosureReport:
-    """What :func:`check_closure` found.
-
-    Attributes:
-        state: ``sealed`` or ``unsealed``.
-        problems: one ``<relative file> <what differs>`` line per problem,
-            sorted by file; empty when the closure holds (always empty when
-            unsealed outside a container).
-    """
-
-    state: ClosureState
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def _read_manifest(manifest: Path) -> tuple[dict[str, str] | None, str | None]:
-    """Parse the manifest into ``{path: sha256}``, or return why it cannot be used."""
-    try:
-        document = json.loads(manifest.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        return None, f"is not a readable closure manifest ({type(error).__name__})"
-    if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
-        return None, f"is not a closure manifest of format {MANIFEST_FORMAT}"
-    files = document.get("files")
-    if not isinstance(files, list) or not all(
-        isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in files
-    ):
-        return None, "has no valid files list"
-    return {path: sha for path, sha in files}, None
-
-
-def _pin_problems(lock: Path) -> list[str]:
-    """Every lock pin that is not installed at its pinned version."""
-    rel = f"{lock.parent.name}/{lock.name}"
-    problems = []
-    for name, pinned in read_lock_pins(lock.read_text(encoding="utf-8")):
-        installed = _installed_version(name)
-        if installed is None:
-            problems.append(f"{rel} pins {name}=={pinned}, which is not installed")
-        elif installed != pinned:
-            problems.append(f"{rel} pins {name}=={pinned}, but {installed} is installed")
-    return problems
-
-
-def check_closure(
-    package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None
-) -> ClosureReport:
-    """Compare the installed package with its closure manifest and the lock pins.
-
-    Steps (PRODUCT.md "closure", "lock"):
-
-    1. No manifest: ``unsealed``. That is a problem only when the environment
-       says it is the container image, which is always built sealed.
-    2. The manifest is a regular file in the expected format.
-    3. Every entry below the package is a regular file (no symlinks, no
-       devices) listed in the manifest with the same SHA-256; every listed
-       file exists.
-    4. The lock copy is present and each pin is installed at its version.
-
-    Never raises on a failed check (see :func:`require_sealed_closure`).
-    """
-    package_dir = package_dir or _PACKAGE_DIR
-    state = closure_state(package_dir)
-    top = package_dir.name
-    manifest_rel = f"{top}/{CLOSURE_MANIFEST}"
-    if state == "unsealed":
-        if environment_kind(environ=environ)["kind"] == "container":
-            return ClosureReport(state=state, problems=(f"{manifest_rel} is missing (the image is built sealed)",))
-        return ClosureReport(state=state, problems=())
-    manifest = package_dir / CLOSURE_MANIFEST
-    if manifest.is_symlink():
-        return ClosureReport(state=state, problems=(f"{manifest_rel} is a symlink",))
-    expected, why = _read_manifest(manifest)
-    if expected is None:
-        return ClosureReport(state=state, problems=(f"{manifest_rel} {why}",))
-    found: dict[str, str] = {}
-    for entry in _walk(package_dir, sealed=True):
-        if entry.kind == "symlink":
-            found[entry.path] = "is a symlink"
-        elif entry.kind == "other":
-            found[entry.path] = "is not a regular file"
-        elif entry.path not in expected:
-            found[entry.path] = "is extra (not in the closure manifest)"
-        elif entry.sha256 != expected[entry.path]:
-            found[entry.path] = f"changed (sha256 {entry.sha256}, manifest {expected[entry.path]})"
-        else:
-            found[entry.path] = ""
-    problems = {path: what for path, what in found.items() if what}
-    for path in expected.keys() - found.keys():
-        problems[path] = "is missing"
-    lock = package_dir / LOCK_COPY
-    lock_rel = f"{top}/{LOCK_COPY}"
-    if lock_rel not in expected and lock_rel not in problems:
-        problems[lock_rel] = "is missing (a sealed package carries the lock it was built from)"
-    lines = [f"{path} {problems[path]}" for path in sorted(problems)]
-    if lock_rel not in problems:
-        lines.extend(_pin_problems(lock))
-    return ClosureReport(state=state, problems=tuple(lines))
-
-
-def require_sealed_closure(
-    package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None
-) -> None:
-    """Refuse to run from a sealed environment whose closure does not hold.
-
-    A no-op for an unsealed development checkout.
-
-    Raises:
-        IntegrityError: ``closure: <relative file> <what differs>`` for the
-            first problem in path order (a changed, missing, extra or
-            symlinked package file, or a lock pin installed at another
-            version or not at all), with the count of further problems.
-    """
-    report = check_closure(package_dir, environ=environ)
-    if report.problems:
-        more = len(report.problems) - 1
-        suffix = f" (and {more} more closure problem{'s' if more > 1 else ''})" if more else ""
-        raise IntegrityError(f"closure: {report.problems[0]}{suffix}")
-
-
-def seal_package(package_dir: Path, lock: Path) -> Path:
-    """Seal an installed package at build time: lock copy, bytecode, closure manifest.
-
-    1. Remove an old manifest; copy ``lock`` into the package as :data:`LOCK_COPY`.
-    2. Compile every module to bytecode with file names relative to the
-       package's parent and hash-based invalidation, so the bytecode depends
-       neither on the build time nor on the install folder. ``UNCHECKED_HASH``:
-       the interpreter runs this bytecode without re-reading the sources, so
-       what runs is what was sealed, and an edited source cannot change (or
-       break) the imports that precede the closure check, which then names it.
-    3. Write :data:`CLOSURE_MANIFEST`: every file below the package with its
-       SHA-256, sorted, the manifest itself excluded.
-
-    Args:
-        package_dir: the installed package folder (e.g. ``…/site-packages/ablation``).
-        lock: the ``requirements.lock`` the environment was installed from.
-
-    Returns:
-        The manifest's path.
-
-    Raises:
-        IntegrityError: a symlink or special file inside the package, or a
-            module that does not compile.
-
-    Side effects: writes into ``package_dir``.
-    """
-    manifest = package_dir / CLOSURE_MANIFEST
-    if manifest.exists() or manifest.is_symlink():
-        manifest.unlink()
-    shutil.copyfile(lock, package_dir / LOCK_COPY)
-    compiled = compileall.compile_dir(
-        package_dir,
-        quiet=1,
-        force=True,
-        stripdir=str(package_dir.parent),
-        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
-    )
-    if not compiled:
-        msg = f"closure: {package_dir.name} does not compile"
-        raise IntegrityError(msg)
-    entries = _walk(package_dir, sealed=True)
-    for entry in entries:
-        if entry.kind != "file":
-            msg = f"closure: {entry.path} is a {entry.kind}, which a sealed package may not hold"
-            raise IntegrityError(msg)
-    document = {
-        "format": MANIFEST_FORMAT,
-        "package": {"name": PACKAGE_NAME, "version": __version__},
-        "files": [[e.path, e.sha256] for e in entries],
-    }
-    manifest.write_text(
-        json.dumps(document, indent=2, ensure_ascii=False, separators=(",", ": ")) + "\n",
-        encoding="utf-8",
-    )
-    return manifest

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
+from ablation.closure import check as closure_check
 from ablation.errors import OutputRefused, UsageError
 
 __all__ = ["dumps", "read_file", "refuse_existing", "render_output", "write_exclusive"]
@@ -132,11 +133,17 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
     the temporary. A SIGKILL can leave only the temporary behind. ``mode`` is
     the new file's permission bits (0600 for a private key).
 
+    Before anything is written, the sealed closure is checked again for every
+    file loaded or mapped since start-up (:func:`ablation.closure.check.recheck`),
+    so no output is published by code the manifest does not hold.
+
     Raises:
         OutputRefused: (exit 5) when ``path`` exists or the folder is not writable.
+        IntegrityError: (exit 3) a loaded or mapped file differs from the closure manifest.
 
     Side effects: creates ``path``; fsyncs the file and its folder.
     """
+    closure_check.recheck()
     if os.fspath(path).endswith(("/", os.sep)):
         msg = f"output {os.fspath(path)!r} names a folder; give a file name"
         raise OutputRefused(msg)

@@ -161,23 +161,36 @@ def test_archive_twice_gives_the_same_bytes(bundle: Path, run_dir: Path, tmp_pat
     assert _sha(again) == _sha(bundle)
 
 
-def test_archive_is_independent_of_cwd_and_umask(bundle: Path, run_dir: Path, tmp_path: Path) -> None:
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+def _archive_in_subprocess(run_dir: Path, cwd: Path, umask: int) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``python -m ablation archive`` from ``cwd`` with relative paths, under ``umask``.
+
+    A separate process each time: an unsealed checkout measures the identity
+    (bundled as identity.json) from the files the process has loaded, so a
+    bundle made inside pytest is not comparable with one made by the CLI.
+    """
     env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
     env["PYTHONPATH"] = str(REPO)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    relative = os.path.relpath(run_dir, elsewhere)
+    relative = os.path.relpath(run_dir, cwd)
     completed = subprocess.run(
         [sys.executable, "-m", "ablation", "archive", "--input", f"{relative}/prepared.json",
          "--results", f"{relative}/results.json", "--bundle", "out.tar.gz",
          "--evidence", f"{relative}/notes.txt", "--evidence", f"{relative}/logs/"],
-        cwd=elsewhere, env=env, capture_output=True, text=True, check=False,
-        preexec_fn=lambda: os.umask(0o077),  # noqa: PLW1509 - the test is about the umask
+        cwd=cwd, env=env, capture_output=True, text=True, check=False,
+        preexec_fn=lambda: os.umask(umask),  # noqa: PLW1509 - the test is about the umask
     )  # fmt: skip
+    return completed, cwd / "out.tar.gz"
+
+
+def test_archive_is_independent_of_cwd_and_umask(run_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere" / "deeper").mkdir(parents=True)
+    reference, expected = _archive_in_subprocess(run_dir, tmp_path / "here", 0o022)
+    completed, made = _archive_in_subprocess(run_dir, tmp_path / "elsewhere" / "deeper", 0o077)
+    assert reference.returncode == 0, reference.stderr
     assert completed.returncode == 0, completed.stderr
-    assert _sha(elsewhere / "out.tar.gz") == _sha(bundle)
-    assert completed.stdout == f"{_sha(bundle)}  out.tar.gz\n"
+    assert _sha(made) == _sha(expected)
+    assert completed.stdout == f"{_sha(expected)}  out.tar.gz\n"
 
 
 def test_source_date_epoch_sets_every_mtime(run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -1,71 +1,33 @@
-"""The evaluator identity and the sealed closure (PRODUCT.md "evaluator (executable identity)").
+"""The evaluator identity and the closure's pure parts (PRODUCT.md "evaluator (executable identity)").
 
-Every test that changes files works on a temporary copy of the package, so the
-checkout (and a sealed .venv) stay untouched. Nothing here needs a network.
+In-process tests against the checkout (unsealed): the identity's shape, the
+layer digest, the manifest format, where files belong, the parsing of
+``/proc/self/maps``. The sealed environment itself is exercised end to end
+in ``test_closure_sealed.py``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 import ablation
 from ablation import identity
-from ablation.canonical import canonical_digest, is_digest, raw_digest
+from ablation.canonical import canonical_digest, is_digest
+from ablation.closure import LAYERS
+from ablation.closure.check import check_closure, closure_state, package_files, require_sealed_closure
+from ablation.closure.layout import Layout, loaded_files, mapped_executables, normalized_sha256
+from ablation.closure.manifest import ManifestUnusable, layer_digest, read_lock_pins, read_manifest, render_manifest
 from ablation.errors import IntegrityError
-from ablation.identity import (
-    CLOSURE_MANIFEST,
-    LOCK_COPY,
-    check_closure,
-    closure_state,
-    environment_kind,
-    evaluator_identity,
-    measure,
-    package_files,
-    read_lock_pins,
-    require_sealed_closure,
-    seal_package,
-)
+from ablation.identity import environment_kind, evaluator_identity, measure
 
 PACKAGE_DIR = Path(ablation.__file__).resolve().parent
 REPOSITORY = PACKAGE_DIR.parent
 NO_CONTAINER: dict[str, str] = {}
-
-
-def _copy_package(tmp_path: Path, folder: str = "site") -> Path:
-    """A copy of the package's sources (no bytecode) at ``tmp_path/<folder>/ablation``."""
-    target = tmp_path / folder / "ablation"
-    shutil.copytree(PACKAGE_DIR, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", CLOSURE_MANIFEST))
-    return target
-
-
-def _installed_lock(tmp_path: Path, pins: dict[str, str] | None = None) -> Path:
-    """A lock whose pins are installed here at exactly those versions (default: pytest)."""
-    pins = pins if pins is not None else {"pytest": pytest.__version__}
-    lock = tmp_path / "requirements.lock"
-    lock.write_text(
-        "".join(f"{name}=={version} \\\n    --hash=sha256:{'0' * 64}\n" for name, version in pins.items()),
-        encoding="utf-8",
-    )
-    return lock
-
-
-@pytest.fixture
-def sealed(tmp_path: Path) -> Path:
-    """A sealed copy of the package whose lock pins only what is installed here."""
-    package = _copy_package(tmp_path)
-    seal_package(package, _installed_lock(tmp_path))
-    return package
-
-
-def _closure_error(package: Path) -> str:
-    with pytest.raises(IntegrityError) as caught:
-        require_sealed_closure(package, environ=NO_CONTAINER)
-    assert caught.value.exit_code == 3
-    return str(caught.value)
 
 
 # ---------------------------------------------------------------- structure
@@ -75,21 +37,22 @@ def test_identity_has_exactly_the_product_members_in_order() -> None:
     evaluator = evaluator_identity()
     assert list(evaluator) == ["measured", "asserted", "identityDigest"]
     measured = evaluator["measured"]
-    assert isinstance(measured, dict)
     assert list(measured) == ["package", "closure", "lock", "interpreter", "platform", "environment"]
     assert list(measured["package"]) == ["name", "version", "filesDigest", "fileCount"]
-    assert list(measured["closure"]) == ["state", "manifestDigest"]
+    assert list(measured["closure"]) == ["state", "manifestDigest", "layers"]
+    assert list(measured["closure"]["layers"]) == list(LAYERS) == ["package", "dependencies", "stdlib", "interpreter"]
+    for layer in measured["closure"]["layers"].values():
+        assert list(layer) == ["digest", "fileCount"]
+        assert is_digest(layer["digest"]) and layer["fileCount"] > 0
     assert list(measured["lock"]) == ["sha256", "distributions"]
-    assert list(measured["interpreter"]) == ["implementation", "version", "executableSha256"]
+    assert list(measured["interpreter"]) == ["implementation", "version", "executableSha256", "isolated"]
     assert list(measured["platform"]) == ["system", "machine"]
     assert list(measured["environment"]) == ["kind", "nixStorePath"]
     assert list(evaluator["asserted"]) == ["imageDigest", "baseImage"]
     assert measured["package"]["name"] == "ablation"
     assert measured["package"]["version"] == ablation.__version__
-    assert is_digest(measured["package"]["filesDigest"])
-    assert isinstance(measured["package"]["fileCount"], int) and measured["package"]["fileCount"] > 0
-    assert measured["closure"]["state"] in ("sealed", "unsealed")
-    assert measured["environment"]["kind"] in ("container", "nix", "venv", "other")
+    assert measured["closure"]["state"] == "unsealed" and measured["closure"]["manifestDigest"] is None
+    assert measured["interpreter"]["isolated"] is bool(sys.flags.isolated)
     assert evaluator["identityDigest"] == canonical_digest(measured)
 
 
@@ -110,19 +73,19 @@ def test_identity_holds_no_absolute_path() -> None:
 
 def test_interpreter_is_the_running_binary() -> None:
     interpreter = evaluator_identity()["measured"]["interpreter"]
-    exe = Path("/proc/self/exe")
-    if exe.exists():
-        assert interpreter["executableSha256"] == hashlib.sha256(exe.read_bytes()).hexdigest()
+    assert interpreter["executableSha256"] == hashlib.sha256(Path("/proc/self/exe").read_bytes()).hexdigest()
     assert interpreter["implementation"] == "cpython"
 
 
-def test_checkout_identity_reads_the_repository_lock() -> None:
-    if closure_state() == "sealed":
-        pytest.skip("running from a sealed install, not the checkout")
+def test_checkout_identity_reads_the_repository_lock_with_installed_versions() -> None:
     lock = (REPOSITORY / "requirements.lock").read_bytes()
     member = evaluator_identity()["measured"]["lock"]
     assert member["sha256"] == hashlib.sha256(lock).hexdigest()
-    assert [d["name"] for d in member["distributions"]] == [n for n, _ in read_lock_pins(lock.decode())]
+    from importlib import metadata
+
+    assert member["distributions"] == [
+        {"name": name, "version": metadata.version(name)} for name, _ in read_lock_pins(lock.decode())
+    ]
 
 
 def test_asserted_members_come_from_the_environment_and_stay_out_of_the_digest(
@@ -150,46 +113,30 @@ def test_identity_is_a_fresh_copy_each_call() -> None:
     assert evaluator_identity()["measured"]["package"]["name"] == "ablation"
 
 
-# ---------------------------------------------------------------- determinism and sensitivity
+def test_unsealed_package_files_leave_out_bytecode_and_are_sorted() -> None:
+    files = package_files(PACKAGE_DIR, sealed=False)
+    paths = [path for path, _, _ in files]
+    assert paths == sorted(paths) and all(p.startswith("ablation/") for p in paths)
+    assert not any("__pycache__" in p for p in paths)
+    init = hashlib.sha256((PACKAGE_DIR / "__init__.py").read_bytes()).hexdigest()
+    assert ("ablation/__init__.py", "file", init) in files
+    listed = [[p, sha] for p, kind, sha in files if sha is not None]
+    assert measure()["package"]["filesDigest"] == canonical_digest(listed)
 
 
-def test_same_environment_gives_the_same_identity(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    assert measure(package) == measure(package)
-    assert canonical_digest(measure(PACKAGE_DIR)) == evaluator_identity()["identityDigest"]
+def test_unsealed_layers_are_measured_from_what_is_loaded() -> None:
+    import fractions  # noqa: F401 - loaded, so it is measured
 
-
-def test_one_changed_byte_changes_files_digest_and_identity(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    before = measure(package, environ=NO_CONTAINER)
-    source = package / "canonical.py"
-    data = bytearray(source.read_bytes())
-    data[0] ^= 0x01
-    source.write_bytes(bytes(data))
-    after = measure(package, environ=NO_CONTAINER)
-    assert after["package"]["filesDigest"] != before["package"]["filesDigest"]
-    assert after["package"]["fileCount"] == before["package"]["fileCount"]
-    assert canonical_digest(after) != canonical_digest(before)
-
-
-def test_checkout_ignores_pycache_but_counts_every_other_file(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    before = package_files(package)
-    (package / "__pycache__").mkdir()
-    (package / "__pycache__" / "canonical.cpython-311.pyc").write_bytes(b"bytecode")
-    assert package_files(package) == before
-    (package / "notes.txt").write_text("x", encoding="utf-8")
-    assert len(package_files(package)) == len(before) + 1
-
-
-def test_files_digest_is_over_sorted_relative_paths_and_hashes(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    files = package_files(package)
-    assert [path for path, _ in files] == sorted(path for path, _ in files)
-    assert all(path.startswith("ablation/") for path, _ in files)
-    init = (package / "__init__.py").read_bytes()
-    assert ["ablation/__init__.py", hashlib.sha256(init).hexdigest()] in files
-    assert measure(package)["package"]["filesDigest"] == canonical_digest(files)
+    layers = measure()["closure"]["layers"]
+    stdlib = sys._stdlib_dir  # type: ignore[attr-defined]
+    expected = {
+        os.path.relpath(path, stdlib): hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        for _, path in loaded_files()
+        if path.startswith(stdlib + "/") and os.path.relpath(path, stdlib).split("/")[0] != "site-packages"
+    }
+    assert "fractions.py" in expected
+    digest, count = layer_digest(expected)
+    assert layers["stdlib"] == {"digest": digest, "fileCount": count}
 
 
 # ---------------------------------------------------------------- environment kind
@@ -220,135 +167,143 @@ def test_environment_kind(
 # ---------------------------------------------------------------- lock pins
 
 
-def test_read_lock_pins_reads_every_pin_of_the_repository_lock() -> None:
+def test_read_lock_pins_reads_every_pin_of_the_runtime_lock() -> None:
     text = (REPOSITORY / "requirements.lock").read_text(encoding="utf-8")
-    pins = dict(read_lock_pins(text))
-    assert {"cryptography", "ujson", "pytest", "hypothesis", "setuptools", "wheel"} <= pins.keys()
-    assert len(pins) == sum(1 for line in text.splitlines() if "==" in line and not line.startswith(" "))
+    assert [name for name, _ in read_lock_pins(text)] == ["cffi", "cryptography", "packaging", "pycparser"]
 
 
-# ---------------------------------------------------------------- sealed closure
+# ---------------------------------------------------------------- layer digest and manifest
 
 
-def test_unsealed_checkout_runs(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    assert closure_state(package) == "unsealed"
-    require_sealed_closure(package, environ=NO_CONTAINER)
-    assert check_closure(package, environ=NO_CONTAINER).ok
+def test_layer_digest_is_the_sha256_of_sha256sum_lines_in_path_order() -> None:
+    files = {"b/x.py": "2" * 64, "a.py": "1" * 64, "a/RECORD": None, "é.py": "3" * 64}
+    text = f"{'1' * 64}  a.py\n{'2' * 64}  b/x.py\n{'3' * 64}  é.py\n"
+    assert layer_digest(files) == ("sha256:" + hashlib.sha256(text.encode()).hexdigest(), 3)
 
 
-def test_an_unsealed_container_refuses(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    with pytest.raises(IntegrityError, match=r"^closure: ablation/CLOSURE\.json is missing"):
-        require_sealed_closure(package, environ={"ABLATION_ENVIRONMENT": "container"})
-
-
-def test_sealed_copy_verifies_and_reports_sealed(sealed: Path) -> None:
-    require_sealed_closure(sealed, environ=NO_CONTAINER)
-    measured = measure(sealed, environ=NO_CONTAINER)
-    manifest = (sealed / CLOSURE_MANIFEST).read_bytes()
-    assert measured["closure"] == {"state": "sealed", "manifestDigest": raw_digest(manifest)}
-    files = package_files(sealed)
-    paths = [path for path, _ in files]
-    assert "ablation/CLOSURE.json" not in paths
-    assert f"ablation/{LOCK_COPY}" in paths
-    assert any("/__pycache__/" in path for path in paths)
-    assert measured["package"]["fileCount"] == len(files)
-    lock = (sealed / LOCK_COPY).read_bytes()
-    assert measured["lock"] == {
-        "sha256": hashlib.sha256(lock).hexdigest(),
-        "distributions": [{"name": "pytest", "version": pytest.__version__}],
+def _sample_layers() -> dict[str, dict[str, str | None]]:
+    return {
+        "package": {"ablation/__init__.py": "a" * 64, "ablation-0.1.0.dist-info/RECORD": None},
+        "dependencies": {"packaging/version.py": "b" * 64},
+        "stdlib": {"fractions.py": "c" * 64},
+        "interpreter": {"usr/bin/python3.11": "d" * 64},
     }
 
 
-def test_sealing_does_not_depend_on_the_install_folder(tmp_path: Path) -> None:
-    lock = _installed_lock(tmp_path)
-    first = _copy_package(tmp_path, "one")
-    second = _copy_package(tmp_path, "two/deeper")
-    seal_package(first, lock)
-    seal_package(second, lock)
-    assert (first / CLOSURE_MANIFEST).read_bytes() == (second / CLOSURE_MANIFEST).read_bytes()
-
-
-def test_sealed_bytecode_is_hash_based_and_never_rereads_the_source(sealed: Path) -> None:
-    pycs = sorted(sealed.rglob("*.pyc"))
-    sources = sorted(sealed.rglob("*.py"))
-    assert len(pycs) == len(sources)
-    for pyc in pycs:
-        flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
-        assert flags == 0b01, pyc  # hash-based, check_source off (PEP 552): UNCHECKED_HASH
-
-
-@pytest.mark.parametrize("file_name", ["canonical.py", "__pycache__/canonical.cpython-311.pyc", LOCK_COPY])
-def test_one_changed_byte_in_a_sealed_package_refuses(sealed: Path, file_name: str) -> None:
-    target = next(sealed.glob(file_name.replace("cpython-311", "*")))
-    data = bytearray(target.read_bytes())
-    data[-1] ^= 0x01
-    target.write_bytes(bytes(data))
-    relative = "ablation/" + target.relative_to(sealed).as_posix()
-    assert _closure_error(sealed).startswith(f"closure: {relative} changed (sha256 ")
-
-
-def test_missing_file_refuses(sealed: Path) -> None:
-    (sealed / "errors.py").unlink()
-    assert _closure_error(sealed) == "closure: ablation/errors.py is missing"
-
-
-def test_extra_file_refuses(sealed: Path) -> None:
-    (sealed / "contracts" / "extra.py").write_text("", encoding="utf-8")
-    assert _closure_error(sealed) == "closure: ablation/contracts/extra.py is extra (not in the closure manifest)"
-
-
-def test_symlinked_file_refuses_even_with_the_same_content(sealed: Path, tmp_path: Path) -> None:
-    original = sealed / "text.py"
-    outside = tmp_path / "text.py"
-    shutil.copyfile(original, outside)
-    original.unlink()
-    original.symlink_to(outside)
-    assert _closure_error(sealed) == "closure: ablation/text.py is a symlink"
-
-
-def test_symlinked_folder_refuses(sealed: Path, tmp_path: Path) -> None:
-    shutil.move(str(sealed / "contracts"), str(tmp_path / "contracts"))
-    (sealed / "contracts").symlink_to(tmp_path / "contracts")
-    assert _closure_error(sealed).startswith("closure: ablation/contracts is a symlink (and ")
-
-
-def test_every_problem_is_reported_in_path_order(sealed: Path) -> None:
-    (sealed / "zz.py").write_text("", encoding="utf-8")
-    (sealed / "errors.py").unlink()
-    report = check_closure(sealed, environ=NO_CONTAINER)
-    assert report.problems == (
-        "ablation/errors.py is missing",
-        "ablation/zz.py is extra (not in the closure manifest)",
+def test_manifest_round_trip_and_digest(tmp_path: Path) -> None:
+    data = render_manifest(
+        package={"name": "ablation", "version": "0.1.0"},
+        distributions=[("packaging", "26.4"), ("cffi", "2.1.1")],
+        layers=_sample_layers(),
+        local={"pyvenv.cfg": ("interpreter", "e" * 64)},
     )
-    assert _closure_error(sealed) == "closure: ablation/errors.py is missing (and 1 more closure problem)"
-
-
-def test_unreadable_manifest_refuses(sealed: Path) -> None:
-    (sealed / CLOSURE_MANIFEST).write_text("[]", encoding="utf-8")
-    assert _closure_error(sealed).startswith("closure: ablation/CLOSURE.json is not a closure manifest")
+    path = tmp_path / "CLOSURE.json"
+    path.write_bytes(data)
+    manifest = read_manifest(path, "ablation/CLOSURE.json")
+    assert manifest.layers == _sample_layers()
+    assert manifest.local == {"pyvenv.cfg": ("interpreter", "e" * 64)}
+    assert manifest.distributions == (("cffi", "2.1.1"), ("packaging", "26.4"))
+    assert manifest.digest == "sha256:" + hashlib.sha256(data).hexdigest()
+    assert manifest.layer_summary()["package"] == {
+        "digest": "sha256:" + hashlib.sha256(f"{'a' * 64}  ablation/__init__.py\n".encode()).hexdigest(),
+        "fileCount": 1,
+    }
+    assert data.endswith(b"}\n") and b"/work" not in data
 
 
 @pytest.mark.parametrize(
-    ("pins", "message"),
+    ("text", "why"),
     [
-        ({"pytest": "0.0.1"}, f"closure: ablation/requirements.lock pins pytest==0.0.1, but {pytest.__version__} is installed"),
+        ("[]", "is not a closure manifest of format ablation-closure/2"),
+        ("{", "is not a readable closure manifest (JSONDecodeError)"),
+        ('{"format": "ablation-closure/1", "files": []}', "is not a closure manifest of format ablation-closure/2"),
+        ('{"format": "ablation-closure/2", "layers": {}}', "does not list the layers package, dependencies, stdlib, interpreter"),
         (
-            {"no-such-distribution-here": "1.0"},
-            "closure: ablation/requirements.lock pins no-such-distribution-here==1.0, which is not installed",
+            '{"format": "ablation-closure/2", "layers": {"package": [["a", "xyz"]], "dependencies": [], '
+            '"stdlib": [], "interpreter": []}}',
+            "has a malformed package layer",
         ),
     ],
-    ids=["other-version-installed", "not-installed"],
+    ids=["array", "not-json", "old-format", "no-layers", "bad-hash"],
 )
-def test_lock_pin_mismatch_refuses(tmp_path: Path, pins: dict[str, str], message: str) -> None:
-    package = _copy_package(tmp_path)
-    seal_package(package, _installed_lock(tmp_path, pins))
-    assert _closure_error(package) == message
+def test_an_unusable_manifest_is_named(tmp_path: Path, text: str, why: str) -> None:
+    path = tmp_path / "CLOSURE.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ManifestUnusable) as caught:
+        read_manifest(path, "ablation/CLOSURE.json")
+    assert caught.value.why == why
+    assert caught.value.exit_code == 3
+    assert str(caught.value) == f"closure: ablation/CLOSURE.json {why}; rebuild the environment (make venv) or the image"
 
 
-def test_sealing_refuses_a_symlink_inside_the_package(tmp_path: Path) -> None:
-    package = _copy_package(tmp_path)
-    (package / "link.py").symlink_to(package / "text.py")
-    with pytest.raises(IntegrityError, match=r"^closure: ablation/link\.py is a symlink"):
-        seal_package(package, _installed_lock(tmp_path))
+# ---------------------------------------------------------------- where files belong
+
+
+LAYOUT = Layout(prefix="/v", site="/v/lib/python3.11/site-packages", stdlib="/py/lib/python3.11")
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/v/lib/python3.11/site-packages/ablation/cli.py", ("site", "ablation/cli.py")),
+        ("/py/lib/python3.11/fractions.py", ("stdlib", "fractions.py")),
+        ("/py/lib/python3.11/lib-dynload/_json.so", ("stdlib", "lib-dynload/_json.so")),
+        ("/py/lib/python3.11/site-packages/evil.py", ("system", "py/lib/python3.11/site-packages/evil.py")),
+        ("/v/bin/ablation", ("prefix", "bin/ablation")),
+        ("/v/pyvenv.cfg", ("prefix", "pyvenv.cfg")),
+        ("/v/bin/other", ("system", "v/bin/other")),
+        ("/usr/lib/x86_64-linux-gnu/libc.so.6", ("system", "usr/lib/x86_64-linux-gnu/libc.so.6")),
+    ],
+    ids=["package", "stdlib", "extension", "site-inside-stdlib", "console-script", "pyvenv", "other-prefix-file", "system"],
+)
+def test_locate_names_the_root_and_the_relative_path(path: str, expected: tuple[str, str]) -> None:
+    assert LAYOUT.locate(path) == expected
+
+
+def test_normalized_hash_does_not_depend_on_the_install_folder() -> None:
+    one = normalized_sha256(b"#!/a/venv/bin/python -IB\nhome = /usr/bin\n", "/a/venv")
+    two = normalized_sha256(b"#!/b/other/bin/python -IB\nhome = /usr/bin\n", "/b/other")
+    assert one == two == hashlib.sha256(b"#!{prefix}/bin/python -IB\nhome = /usr/bin\n").hexdigest()
+
+
+def test_mapped_executables_keeps_file_backed_executable_mappings_only() -> None:
+    maps = (
+        "55d0-55d1 r--p 00000000 08:01 11 /usr/bin/python3.11\n"
+        "55d1-55d2 r-xp 00001000 08:01 11 /usr/bin/python3.11\n"
+        "7f00-7f01 r-xp 00000000 08:01 12 /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+        "7f01-7f02 rw-p 00000000 00:00 0 \n"
+        "7f02-7f03 r-xp 00000000 08:01 13 /tmp/x.so (deleted)\n"
+        "7ffd-7ffe r-xp 00000000 00:00 0                          [vdso]\n"
+        "ffff-ffff --xp 00000000 00:00 0                          [vsyscall]\n"
+    )
+    assert mapped_executables(maps) == [
+        "/tmp/x.so (deleted)",
+        "/usr/bin/python3.11",
+        "/usr/lib/x86_64-linux-gnu/libc.so.6",
+    ]
+
+
+def test_loaded_files_name_sources_and_the_bytecode_that_ran() -> None:
+    files = dict(loaded_files())
+    spec = sys.modules["ablation.canonical"].__spec__
+    assert spec is not None and spec.origin is not None
+    assert (("ablation.canonical", os.path.abspath(spec.origin))) in loaded_files()
+    assert "os" not in files or not files["os"].endswith(".pyc")  # frozen: no file of its own
+
+
+# ---------------------------------------------------------------- unsealed checkout
+
+
+def test_unsealed_checkout_runs_and_says_so() -> None:
+    assert closure_state(PACKAGE_DIR) == "unsealed"
+    require_sealed_closure(PACKAGE_DIR, environ=NO_CONTAINER)
+    assert check_closure(PACKAGE_DIR, environ=NO_CONTAINER).ok
+
+
+def test_an_unsealed_container_refuses() -> None:
+    with pytest.raises(IntegrityError) as caught:
+        require_sealed_closure(PACKAGE_DIR, environ={"ABLATION_ENVIRONMENT": "container"})
+    assert str(caught.value) == (
+        "closure: ablation/CLOSURE.json is missing (the image is built sealed) (layer package); "
+        "rebuild the environment (make venv) or the image"
+    )

@@ -1,46 +1,46 @@
-"""Seal an installed ``ablation`` package at build time (PRODUCT.md "Sealed environment").
+"""Seal an installed environment at build time (PRODUCT.md "Closure manifest").
 
-Run by the Dockerfile and the Makefile right after ``pip install --no-deps
---no-build-isolation .``::
+Run by the Makefile and the Dockerfile right after the runtime lock and the
+package were installed, with the environment's own interpreter, isolated::
 
-    <venv>/bin/python -I tools/seal.py --lock requirements.lock
+    <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock
 
-It imports ``ablation.identity`` from the *installed* package (never from a
-checkout: ``-I`` keeps the current folder off ``sys.path``), then copies the
-lock into the package, compiles its bytecode and writes the closure manifest
-(:func:`ablation.identity.seal_package`). Prints the manifest's path relative
-to the package's parent and the number of files it lists.
+It imports :mod:`ablation.closure.seal` from the *installed* package (never from
+a checkout: ``-I`` keeps this script's folder and the current folder off
+``sys.path``) and calls :func:`~ablation.closure.seal.seal_environment`. Prints
+the manifest's path relative to ``site-packages`` and the file count of each
+layer; exit 3 with one line when sealing refuses.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lock", type=Path, required=True, help="the requirements.lock installed from")
-    parser.add_argument(
-        "--site",
-        type=Path,
-        help="folder holding the installed package (default: where this interpreter imports it from)",
-    )
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--lock", type=Path, required=True, help="the runtime requirements.lock installed from")
     args = parser.parse_args(argv)
-    if args.site is not None:
-        sys.path.insert(0, str(args.site.resolve()))
+    if not sys.flags.isolated:
+        print("seal: run me isolated: <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock", file=sys.stderr)
+        return 2
     import ablation
-    from ablation.identity import seal_package
+    from ablation.closure.seal import seal_environment
+    from ablation.errors import IntegrityError
 
     package_dir = Path(ablation.__file__).resolve().parent
     if (package_dir.parent / "pyproject.toml").is_file():
         print(f"seal: refusing to seal a checkout ({package_dir}); seal the installed package", file=sys.stderr)
         return 2
-    manifest = seal_package(package_dir, args.lock)
-    count = len(json.loads(manifest.read_text(encoding="utf-8"))["files"])
-    print(f"seal: {package_dir.name}/{manifest.name} lists {count} files")
+    try:
+        report = seal_environment(package_dir, args.lock)
+    except IntegrityError as error:
+        print(f"seal: {error}", file=sys.stderr)
+        return 3
+    counts = ", ".join(f"{layer} {count}" for layer, count in report.counts.items())
+    print(f"seal: {package_dir.name}/{report.manifest.name} lists {counts} files")
     return 0
 
 

@@ -1,0 +1,341 @@
+"""The run-time check of the sealed closure (PRODUCT.md "Run-time check").
+
+A *sealed* environment is one whose installed package holds a closure
+manifest (:mod:`ablation.closure.manifest`). Before any evaluator module is
+imported, :func:`require_sealed_closure` checks, in this order:
+
+1. isolation: the interpreter runs with ``-I`` (``PYTHON*`` variables, the user
+   site and the current folder ignored), and no variable that isolation does
+   not cover is set (:data:`REFUSED_VARIABLES`);
+2. ``site-packages`` holds exactly the files of the package and of the runtime
+   distributions (no ``.pth`` file, no stray module, none missing), and every
+   package file has its recorded SHA-256;
+3. the console script and ``pyvenv.cfg`` (install folder normalised);
+4. every file the process has loaded Python code from — sources, the bytecode
+   that ran, extension modules, ``__main__`` — and every file behind an
+   executable mapping in ``/proc/self/maps`` is a manifest file of its layer
+   with the recorded SHA-256.
+
+:func:`recheck` repeats step 4 for what was loaded since, just before an output
+file is written. An *unsealed* development checkout is not checked (it runs
+and says so), except that it may not shadow a sealed package installed in the
+same environment, and that the container image is always sealed.
+
+Two entry points, as for every trust check: :func:`check_closure` reports and
+never raises on a failed check; :func:`require_sealed_closure` and
+:func:`recheck` raise :class:`~ablation.errors.IntegrityError`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ablation.closure import LAYERS
+from ablation.closure.layout import (
+    LOCAL_FILES,
+    Layout,
+    current_layout,
+    loaded_files,
+    mapped_executables,
+    normalized_sha256,
+    read_maps,
+    sha256_file,
+    walk_tree,
+)
+from ablation.closure.manifest import CLOSURE_MANIFEST, Manifest, ManifestUnusable, read_manifest
+from ablation.errors import IntegrityError
+
+__all__ = [
+    "REFUSED_VARIABLES",
+    "ClosureReport",
+    "Problem",
+    "check_closure",
+    "closure_state",
+    "package_files",
+    "recheck",
+    "require_sealed_closure",
+    "sealed_manifest",
+]
+
+ClosureState = Literal["sealed", "unsealed"]
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+"""The folder of the running ``ablation`` package."""
+
+REFUSED_VARIABLES = ("NIX_PYTHONPATH", "LD_PRELOAD", "LD_AUDIT")
+"""Variables that change what runs even under ``-I``: nixpkgs' interpreter reads
+``NIX_PYTHONPATH``; the dynamic loader injects ``LD_PRELOAD``/``LD_AUDIT`` libraries."""
+
+_REMEDY = {
+    "package": "rebuild the environment (make venv) or the image",
+    "dependencies": "rebuild the environment (make venv) or the image",
+    "stdlib": "the interpreter's files changed since sealing: re-seal (make seal) after a system update, or rebuild the image",
+    "interpreter": "the interpreter's files changed since sealing: re-seal (make seal) after a system update, or rebuild the image",
+    "isolation": "start the evaluator with the environment's bin/ablation, or python -I -m ablation",
+    "environment": "unset it; the sealed evaluator runs with nothing injected",
+    "shadow": "run the sealed environment's bin/ablation (isolated), not the checkout",
+}
+
+# Files already found equal to the manifest in this process (absolute paths),
+# so that recheck() only reads what was loaded or mapped since.
+_VERIFIED: set[str] = set()
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Problem:
+    """One closure problem: the file (relative to its layer's root), its layer, what differs."""
+
+    path: str
+    layer: str
+    what: str
+
+    def render(self) -> str:
+        """``<path> <what> (layer <layer>)``; without the layer for isolation, environment and shadow problems."""
+        return f"{self.path} {self.what} (layer {self.layer})" if self.layer in LAYERS else f"{self.path} {self.what}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClosureReport:
+    """What :func:`check_closure` found.
+
+    Attributes:
+        state: ``sealed`` or ``unsealed``.
+        problems: the problems, sorted by layer and path; empty when the closure holds.
+    """
+
+    state: ClosureState
+    problems: tuple[Problem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def closure_state(package_dir: Path | None = None) -> ClosureState:
+    """``"sealed"`` when the package holds a closure manifest, else ``"unsealed"``."""
+    manifest = (package_dir or PACKAGE_DIR) / CLOSURE_MANIFEST
+    return "sealed" if manifest.exists() or manifest.is_symlink() else "unsealed"
+
+
+@functools.cache
+def sealed_manifest(package_dir: Path = PACKAGE_DIR) -> Manifest:
+    """The package's closure manifest, read once (raises :class:`IntegrityError` when unusable)."""
+    manifest = package_dir / CLOSURE_MANIFEST
+    name = f"{package_dir.name}/{CLOSURE_MANIFEST}"
+    if manifest.is_symlink():
+        raise ManifestUnusable(name, "is a symlink")
+    return read_manifest(manifest, name)
+
+
+@functools.cache
+def package_files(package_dir: Path = PACKAGE_DIR, *, sealed: bool) -> tuple[tuple[str, str, str | None], ...]:
+    """Every entry below the package folder: ``(path, kind, sha256)``, sorted, read once.
+
+    Sealed: bytecode included, the manifest left out. Unsealed: ``__pycache__``
+    left out (a checkout's bytecode is whatever the last run wrote).
+    """
+    skip = frozenset({CLOSURE_MANIFEST}) if sealed else frozenset()
+    return tuple((e.path, e.kind, e.sha256) for e in walk_tree(package_dir, skip_pycache=not sealed, skip_top=skip))
+
+
+def _compare(path: str, layer: str, found: str, recorded: str | None) -> Problem | None:
+    if recorded is None or found == recorded:
+        return None
+    return Problem(path, layer, f"changed (sha256 {found}, manifest {recorded})")
+
+
+def _check_file(absolute: str, layout: Layout, manifest: Manifest) -> Problem | None:
+    """Compare one loaded or mapped file with the manifest of its layer."""
+    root, relative = layout.locate(absolute)
+    if root == "prefix":
+        layer = LOCAL_FILES[relative]
+        local = manifest.local.get(relative)
+        if local is None:
+            return Problem(relative, layer, "is not in the closure manifest")
+        with open(absolute, "rb") as stream:
+            found = normalized_sha256(stream.read(), layout.prefix)
+        return _compare(relative, layer, found, local[1])
+    layers = {"site": ("package", "dependencies"), "stdlib": ("stdlib",), "system": ("interpreter",)}[root]
+    for layer in layers:
+        if relative in manifest.layers[layer]:
+            return _compare(relative, layer, sha256_file(absolute), manifest.layers[layer][relative])
+    return Problem(relative, layers[-1], "is not in the closure manifest")
+
+
+def _check_loaded(layout: Layout, manifest: Manifest, paths: Iterable[str]) -> list[Problem]:
+    """Step 4 for the given absolute paths not verified yet; remembers the ones that hold."""
+    problems = []
+    for path in paths:
+        if path in _VERIFIED:
+            continue
+        if path.endswith(" (deleted)"):
+            problems.append(Problem(path[1:], "interpreter", "was deleted or replaced after it was mapped"))
+            continue
+        try:
+            problem = _check_file(path, layout, manifest)
+        except OSError as error:
+            problem = Problem(layout.locate(path)[1], "interpreter", f"cannot be read ({error.strerror})")
+        if problem is None:
+            _VERIFIED.add(path)
+        else:
+            problems.append(problem)
+    return problems
+
+
+def _process_files() -> list[str]:
+    """Absolute paths of every file loaded as Python code or mapped executable, each once."""
+    return sorted({path for _, path in loaded_files()} | set(mapped_executables(read_maps())))
+
+
+def _check_isolation(environ: Mapping[str, str]) -> list[Problem]:
+    problems = []
+    if not sys.flags.isolated:
+        what = "runs without -I: PYTHON* variables, the user site and the current folder could change what is imported"
+        problems.append(Problem("python", "isolation", what))
+    problems.extend(
+        Problem(name, "environment", "is set, and changes what runs even in an isolated interpreter")
+        for name in REFUSED_VARIABLES
+        if environ.get(name)
+    )
+    return problems
+
+
+def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
+    """Step 2: site-packages holds exactly the owned files; the package's files are unchanged."""
+    site = package_dir.parent
+    owned = {**manifest.layers["dependencies"], **manifest.layers["package"]}
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    manifest_rel = f"{package_dir.name}/{CLOSURE_MANIFEST}"
+    for root, dirs, files in os.walk(site, followlinks=False):
+        here = Path(root)
+        for name in [*files, *(d for d in dirs if (here / d).is_symlink())]:
+            relative = (here / name).relative_to(site).as_posix()
+            if relative == manifest_rel:
+                continue
+            layer = "package" if relative in manifest.layers["package"] else "dependencies"
+            seen.add(relative)
+            if (here / name).is_symlink() or not (here / name).is_file():
+                problems.append(Problem(relative, layer, "is not a regular file"))
+            elif relative not in owned:
+                stray = "runs code at every start (a .pth file)" if name.endswith(".pth") else "is owned by no runtime distribution"
+                problems.append(Problem(relative, layer, stray))
+    for layer in ("package", "dependencies"):
+        problems.extend(
+            Problem(path, layer, "is missing")
+            for path in manifest.layers[layer]
+            if not path.startswith("../") and path not in seen
+        )
+    recorded = manifest.layers["package"]
+    for path, kind, sha in package_files(package_dir, sealed=True):
+        if kind == "file" and sha is not None and path in recorded:
+            problem = _compare(path, "package", sha, recorded[path])
+            if problem is not None:
+                problems.append(problem)
+    return problems
+
+
+def _check_local(layout: Layout, manifest: Manifest) -> list[Problem]:
+    """Step 3: the console script and pyvenv.cfg, with the install folder normalised."""
+    problems = []
+    for relative, layer in LOCAL_FILES.items():
+        path = os.path.join(layout.prefix, relative)
+        recorded = manifest.local.get(relative)
+        if recorded is None:
+            if os.path.lexists(path) and relative == "pyvenv.cfg":
+                problems.append(Problem(relative, layer, "is not in the closure manifest"))
+            continue
+        try:
+            with open(path, "rb") as stream:
+                found = normalized_sha256(stream.read(), layout.prefix)
+        except OSError:
+            problems.append(Problem(relative, layer, "is missing"))
+            continue
+        problem = _compare(relative, layer, found, recorded[1])
+        if problem is not None:
+            problems.append(problem)
+    return problems
+
+
+def _check_shadow(package_dir: Path) -> list[Problem]:
+    """An unsealed package may not run where a sealed one is installed on the import path."""
+    here = package_dir.resolve()
+    for entry in sys.path:
+        candidate = Path(entry or ".") / package_dir.name
+        if (candidate / CLOSURE_MANIFEST).is_file() and candidate.resolve() != here:
+            what = f"is sealed in {entry}, but this process imported {package_dir}"
+            return [Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "shadow", what)]
+    return []
+
+
+def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None) -> ClosureReport:
+    """Run the whole check (steps 1–4, or the unsealed checks); never raises on a failed check."""
+    package_dir = package_dir or PACKAGE_DIR
+    environ = os.environ if environ is None else environ
+    state = closure_state(package_dir)
+    if state == "unsealed":
+        problems = _check_shadow(package_dir)
+        if environ.get("ABLATION_ENVIRONMENT") == "container":
+            missing = "is missing (the image is built sealed)"
+            problems.append(Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", missing))
+        return ClosureReport(state=state, problems=tuple(problems))
+    try:
+        manifest = sealed_manifest(package_dir)
+    except ManifestUnusable as error:
+        return ClosureReport(state=state, problems=(Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", error.why),))
+    layout = current_layout(package_dir)
+    problems = _check_isolation(environ)
+    problems += _check_site(package_dir, manifest)
+    problems += _check_local(layout, manifest)
+    problems += _check_loaded(layout, manifest, _process_files())
+    return ClosureReport(state=state, problems=tuple(sorted(set(problems), key=_order)))
+
+
+_ORDER = ("isolation", "environment", "shadow", "package", "dependencies", "stdlib", "interpreter")
+
+
+def _order(problem: Problem) -> tuple[int, str]:
+    return _ORDER.index(problem.layer), problem.path
+
+
+def _raise_first(problems: tuple[Problem, ...] | list[Problem]) -> None:
+    if not problems:
+        return
+    first = sorted(problems, key=_order)[0]
+    more = len(problems) - 1
+    suffix = f" (and {more} more closure problem{'s' if more > 1 else ''})" if more else ""
+    raise IntegrityError(f"closure: {first.render()}; {_REMEDY[first.layer]}{suffix}")
+
+
+def require_sealed_closure(package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None) -> None:
+    """Refuse to run from a sealed environment whose closure does not hold (a no-op when it holds).
+
+    Raises:
+        IntegrityError: ``closure: <file> <what differs> (layer <layer>); <remedy>``
+            for the first problem (isolation, environment, then by layer and
+            path), with the count of further problems. Exit code 3.
+    """
+    _raise_first(check_closure(package_dir, environ=environ).problems)
+
+
+def recheck(package_dir: Path | None = None) -> None:
+    """Step 4 again for every file loaded or mapped since the last check (sealed only).
+
+    Called just before an output file is written, so modules imported late
+    (the signature code of ``archive --sign-key``) are checked before their
+    work is published.
+
+    Raises:
+        IntegrityError: as :func:`require_sealed_closure`.
+    """
+    package_dir = package_dir or PACKAGE_DIR
+    if closure_state(package_dir) == "unsealed":
+        return
+    manifest = sealed_manifest(package_dir)
+    _raise_first(_check_loaded(current_layout(package_dir), manifest, _process_files()))

@@ -1,0 +1,253 @@
+"""Where the closure's layers live in this process, and what the process has loaded and mapped.
+
+Pure helpers plus the few reads of the running process (``sys.modules``,
+``/proc/self/maps``) that the run-time check and the unsealed identity need.
+Paths are never written into the identity: every file is named relative to
+the root of its layer (PRODUCT.md "Closure manifest").
+
+Roots (:class:`Layout`):
+
+``site``
+    the ``site-packages`` folder holding the installed package; its files
+    belong to the ``package`` or the ``dependencies`` layer;
+``stdlib``
+    the folder the interpreter imports its standard library from
+    (``sys._stdlib_dir``), without any ``site-packages``/``dist-packages`` inside it;
+``prefix``
+    ``sys.prefix``, for the two files whose bytes name the install folder:
+    the console script ``bin/ablation`` and ``pyvenv.cfg`` (:data:`LOCAL_FILES`);
+``system``
+    ``/``, for the interpreter executable and the shared objects it maps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "LOCAL_FILES",
+    "Layout",
+    "current_layout",
+    "loaded_files",
+    "TreeEntry",
+    "mapped_executables",
+    "normalized_sha256",
+    "read_maps",
+    "sha256_file",
+    "walk_tree",
+]
+
+LOCAL_FILES = {"bin/ablation": "package", "pyvenv.cfg": "interpreter"}
+"""Files below ``sys.prefix`` whose bytes hold the install folder, with their layer.
+
+They are checked with the install folder replaced by ``{prefix}``
+(:func:`normalized_sha256`), so the manifest does not depend on where the
+environment was made.
+"""
+
+PREFIX_PLACEHOLDER = b"{prefix}"
+_OTHER_SITES = frozenset({"site-packages", "dist-packages"})
+
+
+def sha256_file(path: str | Path) -> str:
+    """Bare hex SHA-256 of the bytes a file reads as (symlinks followed).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def normalized_sha256(data: bytes, prefix: str) -> str:
+    """Bare hex SHA-256 of ``data`` with every occurrence of the install folder replaced by ``{prefix}``.
+
+    Both the folder as given and its resolved form are replaced (the longer first).
+
+    >>> normalized_sha256(b"#!/v/bin/python -IB\\n", "/v") == normalized_sha256(b"#!/w/bin/python -IB\\n", "/w")
+    True
+    """
+    for form in sorted({prefix, os.path.realpath(prefix)}, key=len, reverse=True):
+        data = data.replace(os.fsencode(form), PREFIX_PLACEHOLDER)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _relative(path: str, root: str) -> str | None:
+    """``path`` relative to ``root`` (both absolute, normalised), or ``None`` when it lies outside."""
+    if root == "/":
+        return path[1:] if path.startswith("/") and len(path) > 1 else None
+    if path.startswith(root + "/"):
+        return path[len(root) + 1 :]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The roots of the layers in this process (absolute, normalised paths).
+
+    Attributes:
+        prefix: ``sys.prefix``.
+        site: the ``site-packages`` folder the running package was imported from.
+        stdlib: the standard library folder.
+    """
+
+    prefix: str
+    site: str
+    stdlib: str
+
+    def locate(self, path: str) -> tuple[str, str]:
+        """Which root a file lies under, and its path relative to that root.
+
+        Returns:
+            ``(root, relative)`` with ``root`` one of ``site``, ``stdlib``,
+            ``prefix`` (only for :data:`LOCAL_FILES`) or ``system``; a file
+            under no other root is ``system`` relative to ``/``. The path is
+            tried as given first, then with every symlink resolved.
+        """
+        for candidate in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
+            found = self._locate_once(candidate)
+            if found is not None:
+                return found
+        return "system", os.path.realpath(path)[1:]
+
+    def _locate_once(self, path: str) -> tuple[str, str] | None:
+        for root_name, root in self._roots():
+            relative = _relative(path, root)
+            if relative is None:
+                continue
+            if root_name == "stdlib" and relative.split("/", 1)[0] in _OTHER_SITES:
+                continue
+            if root_name == "prefix" and relative not in LOCAL_FILES:
+                continue
+            return root_name, relative
+        return None
+
+    def _roots(self) -> Iterator[tuple[str, str]]:
+        """Every root in its given and resolved forms, the deepest first."""
+        roots = [
+            (name, form)
+            for name, given in (("site", self.site), ("stdlib", self.stdlib), ("prefix", self.prefix))
+            for form in dict.fromkeys((given, os.path.realpath(given)))
+        ]
+        roots.sort(key=lambda pair: len(pair[1]), reverse=True)
+        yield from roots
+
+
+def current_layout(package_dir: str | Path) -> Layout:
+    """The :class:`Layout` of this process, the package imported from ``package_dir``."""
+    stdlib = getattr(sys, "_stdlib_dir", None) or os.path.dirname(os.__file__)
+    return Layout(
+        prefix=os.path.abspath(sys.prefix),
+        site=os.path.abspath(os.path.dirname(package_dir)),
+        stdlib=os.path.abspath(stdlib),
+    )
+
+
+def loaded_files() -> list[tuple[str, str]]:
+    """Every file the process has run Python code from: ``(module name, path)``, sorted.
+
+    For each module in ``sys.modules``: its source or extension module
+    (``__spec__.origin``, or ``__file__`` when there is no spec, as for a
+    script run as ``__main__``) and the bytecode file it was loaded through
+    (``__spec__.cached``) when that file exists. Frozen and built-in modules
+    live in the interpreter binary and are left out, as are namespace packages
+    (no file).
+    """
+    found: set[tuple[str, str]] = set()
+    for name, module in list(sys.modules.items()):
+        spec = getattr(module, "__spec__", None)
+        if spec is None:
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str):
+                found.add((name, os.path.abspath(file)))
+            continue
+        if not spec.has_location or not isinstance(spec.origin, str):
+            continue
+        found.add((name, os.path.abspath(spec.origin)))
+        cached = spec.cached
+        if isinstance(cached, str) and os.path.exists(cached):
+            found.add((name, os.path.abspath(cached)))
+    return sorted(found)
+
+
+def mapped_executables(maps_text: str) -> list[str]:
+    """The files behind executable mappings in a ``/proc/<pid>/maps`` text, sorted, each once.
+
+    Pseudo-mappings (``[vdso]``, ``[vsyscall]``, anonymous memory) are left
+    out. A mapping of a file that was deleted or replaced after it was mapped
+    keeps the kernel's `` (deleted)`` suffix, so the check names it.
+
+    >>> mapped_executables("7f-8f r-xp 0 08:01 12 /usr/lib/libc.so.6\\n7f-8f r--p 0 08:01 13 /usr/lib/x\\n"
+    ...                    "7f-8f r-xp 0 00:00 0 [vdso]\\n")
+    ['/usr/lib/libc.so.6']
+    """
+    paths: set[str] = set()
+    for line in maps_text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and "x" in fields[1] and fields[5].startswith("/"):
+            paths.add(fields[5])
+    return sorted(paths)
+
+
+def read_maps() -> str:
+    """This process's ``/proc/self/maps``, or ``""`` where there is no ``/proc``."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="surrogateescape") as stream:
+            return stream.read()
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One directory entry below a folder.
+
+    ``kind`` is ``file`` (a regular file), ``symlink`` (a symbolic link; to a
+    folder when ``sha256`` is ``None``) or ``other`` (a fifo, socket or
+    device). ``sha256`` is the hex digest of what a ``file`` or a ``symlink``
+    to a regular file reads as, otherwise ``None``. ``path`` is relative to the
+    folder's parent, so it starts with the folder's own name.
+    """
+
+    path: str
+    kind: str
+    sha256: str | None
+
+
+def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = frozenset()) -> list[TreeEntry]:
+    """Every entry below ``folder``, sorted by path; symbolic links are never followed into folders.
+
+    Args:
+        folder: the folder (e.g. the package folder).
+        skip_pycache: leave ``__pycache__`` folders out (a development checkout's bytecode
+            is whatever the last run wrote).
+        skip_top: file names left out at the top of the folder (the closure manifest).
+    """
+    entries: list[TreeEntry] = []
+    top = folder.name
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        here = Path(root)
+        rel_root = here.relative_to(folder).as_posix()
+        prefix = top if rel_root == "." else f"{top}/{rel_root}"
+        if skip_pycache:
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+        entries.extend(
+            TreeEntry(path=f"{prefix}/{name}", kind="symlink", sha256=None) for name in dirs if (here / name).is_symlink()
+        )
+        for name in files:
+            if rel_root == "." and name in skip_top:
+                continue
+            path = here / name
+            if path.is_symlink():
+                entries.append(TreeEntry(f"{prefix}/{name}", "symlink", sha256_file(path) if path.is_file() else None))
+            elif path.is_file():
+                entries.append(TreeEntry(f"{prefix}/{name}", "file", sha256_file(path)))
+            else:
+                entries.append(TreeEntry(f"{prefix}/{name}", "other", None))
+    entries.sort(key=lambda e: e.path)
+    return entries

@@ -1,0 +1,219 @@
+"""The closure manifest: the file written at sealing that lists every file of every layer.
+
+Format ``ablation-closure/2`` (a JSON object, written by
+:func:`render_manifest`, read by :func:`read_manifest`)::
+
+    {"format": "ablation-closure/2",
+     "package": {"name": "ablation", "version": "0.1.0"},
+     "distributions": [[name, version], ...],        # the runtime lock's pins as installed
+     "layers": {"package": [[path, sha256 | null], ...], "dependencies": [...],
+                "stdlib": [...], "interpreter": [...]},
+     "local": [[path, layer, normalized sha256], ...]}
+
+Paths are relative to the layer's root (:mod:`ablation.closure.layout`) and
+sorted by their UTF-8 bytes. A ``null`` hash marks a file a distribution owns
+whose bytes depend on the install folder and that never executes
+(``RECORD``, ``INSTALLER``, ``REQUESTED``, ``direct_url.json``): it must be
+there, its bytes are not compared, and it stays out of the layer digest.
+``local`` lists the console script and ``pyvenv.cfg`` relative to
+``sys.prefix``, hashed with the install folder replaced by ``{prefix}``;
+they are checked but stay out of the layer digests too. Nothing in the
+manifest names the install folder, so its digest (``manifestDigest``) and the
+layer digests depend on the lock, the interpreter and the package only.
+
+Layer digest (``closure.layers.<layer>.digest``): ``sha256:`` and the SHA-256
+of the lines ``<sha256 hex>  <path>\\n`` of the layer's hashed files in path
+order — the ``sha256sum`` format, so a reviewer can recompute it from the
+manifest with standard tools.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ablation.closure import LAYERS
+from ablation.errors import IntegrityError
+
+__all__ = [
+    "CLOSURE_MANIFEST",
+    "LOCK_COPY",
+    "MANIFEST_FORMAT",
+    "Manifest",
+    "ManifestUnusable",
+    "canonical_name",
+    "layer_digest",
+    "read_lock_pins",
+    "read_manifest",
+    "render_manifest",
+]
+
+CLOSURE_MANIFEST = "CLOSURE.json"
+"""File name of the closure manifest, at the top of the installed package."""
+
+LOCK_COPY = "requirements.lock"
+"""File name of the runtime lock copied into the installed package when sealing."""
+
+MANIFEST_FORMAT = "ablation-closure/2"
+
+_PIN_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
+
+
+def canonical_name(name: str) -> str:
+    """A distribution name as PEP 503 normalises it.
+
+    >>> canonical_name("PyProject_Hooks")
+    'pyproject-hooks'
+    """
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def read_lock_pins(text: str) -> list[tuple[str, str]]:
+    """The ``name==version`` pins of a pip-compile lock, by normalised name, sorted.
+
+    >>> read_lock_pins("Foo_Bar==1.0 \\\\\\n    --hash=sha256:ab\\n    # via x\\nbaz==2\\n")
+    [('baz', '2'), ('foo-bar', '1.0')]
+    """
+    pins = {}
+    for line in text.splitlines():
+        match = _PIN_RE.match(line)
+        if match:
+            pins[canonical_name(match.group(1))] = match.group(2)
+    return sorted(pins.items())
+
+
+def _path_order(path: str) -> bytes:
+    return path.encode("utf-8", "surrogateescape")
+
+
+def layer_digest(files: Mapping[str, str | None]) -> tuple[str, int]:
+    """The digest and the count of a layer's hashed files (``None`` hashes left out).
+
+    >>> layer_digest({"b": "2" * 64, "a": "1" * 64, "c": None})[1]
+    2
+    """
+    hashed = sorted(((path, sha) for path, sha in files.items() if sha is not None), key=lambda e: _path_order(e[0]))
+    text = "".join(f"{sha}  {path}\n" for path, sha in hashed)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), len(hashed)
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """A parsed closure manifest.
+
+    Attributes:
+        layers: layer name → relative path → bare hex SHA-256, or ``None``
+            for an owned file whose bytes are not compared.
+        local: path relative to ``sys.prefix`` → ``(layer, normalized SHA-256)``.
+        distributions: ``(name, version)`` of each runtime distribution, as sealed.
+        digest: ``sha256:`` raw digest of the manifest file's bytes (``manifestDigest``).
+    """
+
+    layers: Mapping[str, Mapping[str, str | None]]
+    local: Mapping[str, tuple[str, str]]
+    distributions: tuple[tuple[str, str], ...]
+    digest: str
+
+    def layer_summary(self) -> dict[str, dict[str, str | int]]:
+        """``closure.layers`` of the identity: ``{layer: {"digest", "fileCount"}}`` in :data:`LAYERS` order."""
+        summary: dict[str, dict[str, str | int]] = {}
+        for layer in LAYERS:
+            digest, count = layer_digest(self.layers[layer])
+            summary[layer] = {"digest": digest, "fileCount": count}
+        return summary
+
+
+def render_manifest(
+    *,
+    package: Mapping[str, str],
+    distributions: list[tuple[str, str]],
+    layers: Mapping[str, Mapping[str, str | None]],
+    local: Mapping[str, tuple[str, str]],
+) -> bytes:
+    """The manifest file's bytes: one entry per line, every list sorted, UTF-8, final newline."""
+    lines = [
+        "{",
+        f' "format": {json.dumps(MANIFEST_FORMAT)},',
+        f' "package": {json.dumps(dict(package), ensure_ascii=False, sort_keys=True)},',
+        f' "distributions": {json.dumps(sorted([n, v] for n, v in distributions))},',
+        ' "layers": {',
+    ]
+    for index, layer in enumerate(LAYERS):
+        entries = sorted(layers[layer].items(), key=lambda e: _path_order(e[0]))
+        body = ",\n".join(f"  {json.dumps([path, sha], ensure_ascii=False)}" for path, sha in entries)
+        closing = "]," if index < len(LAYERS) - 1 else "]"
+        lines.append(f'  "{layer}": [\n{body}\n  {closing}' if entries else f'  "{layer}": [{closing}')
+    lines.append(" },")
+    local_entries = sorted([path, layer, sha] for path, (layer, sha) in local.items())
+    lines.append(f' "local": {json.dumps(local_entries, ensure_ascii=False)}')
+    lines.append("}")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+class ManifestUnusable(IntegrityError):
+    """The closure manifest cannot be used (exit 3); ``why`` says what is wrong with it."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(f"closure: {name} {why}; rebuild the environment (make venv) or the image")
+        self.why = why
+
+
+def _fail(name: str, why: str) -> ManifestUnusable:
+    return ManifestUnusable(name, why)
+
+
+def _is_hex(value: object) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def read_manifest(path: Path, name: str) -> Manifest:
+    """Read and check the shape of a closure manifest.
+
+    Args:
+        path: the manifest file.
+        name: how messages name it (e.g. ``ablation/CLOSURE.json``).
+
+    Raises:
+        ManifestUnusable: ``closure: <name> …`` when the file cannot be read,
+            is not JSON, is of another format or has a malformed entry.
+    """
+    try:
+        data = path.read_bytes()
+        document = json.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise _fail(name, f"is not a readable closure manifest ({type(error).__name__})") from None
+    if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
+        raise _fail(name, f"is not a closure manifest of format {MANIFEST_FORMAT}")
+    raw_layers = document.get("layers")
+    if not isinstance(raw_layers, dict) or sorted(raw_layers) != sorted(LAYERS):
+        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
+    layers: dict[str, dict[str, str | None]] = {}
+    for layer in LAYERS:
+        entries = raw_layers[layer]
+        if not isinstance(entries, list) or not all(
+            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and (e[1] is None or _is_hex(e[1]))
+            for e in entries
+        ):
+            raise _fail(name, f"has a malformed {layer} layer")
+        layers[layer] = {path: sha for path, sha in entries}
+    local_entries = document.get("local")
+    if not isinstance(local_entries, list) or not all(
+        isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and e[1] in LAYERS and _is_hex(e[2])
+        for e in local_entries
+    ):
+        raise _fail(name, "has a malformed local list")
+    distributions = document.get("distributions")
+    if not isinstance(distributions, list) or not all(
+        isinstance(d, list) and len(d) == 2 and all(isinstance(x, str) for x in d) for d in distributions
+    ):
+        raise _fail(name, "has a malformed distributions list")
+    return Manifest(
+        layers=layers,
+        local={path: (layer, sha) for path, layer, sha in local_entries},
+        distributions=tuple((n, v) for n, v in distributions),
+        digest="sha256:" + hashlib.sha256(data).hexdigest(),
+    )

@@ -1,0 +1,281 @@
+"""Sealing: write the closure manifest of an installed environment at build time.
+
+Run once per environment, by ``tools/seal.py`` with the environment's own
+interpreter, right after the runtime lock's distributions and the package
+were installed (``--no-compile``)::
+
+    <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock
+
+:func:`seal_environment` then
+
+1. copies the lock into the package and checks every pin against the
+   installed version as PEP 440 versions (``packaging.version``);
+2. compiles the bytecode of the package and of every runtime distribution,
+   hash-based and unchecked (``py_compile.PycInvalidationMode.UNCHECKED_HASH``),
+   with file names relative to ``site-packages``: it depends neither on the
+   build time nor on the install folder, and the interpreter runs it without
+   re-reading the sources, so what runs is what was sealed;
+3. refuses a ``site-packages`` file that neither the package nor a runtime
+   distribution owns (owned = listed in its ``RECORD``, or bytecode compiled
+   in step 2 from an owned source): a stray module, a ``.pth`` file;
+4. writes the console script ``bin/ablation`` that starts the interpreter
+   isolated (``-IB``);
+5. lists the four layers (:mod:`ablation.closure`): the package, the
+   dependencies, the standard library tree (symlinked files by their
+   target's bytes; ``site-packages``/``dist-packages`` inside it left out),
+   and the interpreter — the executable and the shared objects ``ldd``
+   resolves for it and for every extension module of the other layers;
+6. writes the manifest (:mod:`ablation.closure.manifest`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import py_compile
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from ablation import PACKAGE_NAME, __version__
+from ablation.closure import LAYERS
+from ablation.closure.layout import LOCAL_FILES, current_layout, normalized_sha256, sha256_file, walk_tree
+from ablation.closure.manifest import CLOSURE_MANIFEST, LOCK_COPY, canonical_name, read_lock_pins, render_manifest
+from ablation.errors import IntegrityError
+
+__all__ = ["CONSOLE_SCRIPT", "SealReport", "ldd_closure", "seal_environment"]
+
+CONSOLE_SCRIPT = """#!{python} -IB
+# The ablation command of this sealed environment, written when it was sealed.
+# -I isolates the interpreter from PYTHON* variables, the user site and the
+# current folder; -B keeps it from writing bytecode.
+import sys
+
+from ablation.cli import main
+
+sys.exit(main())
+"""
+"""The console script, ``{python}`` being the environment's ``bin/python``."""
+
+_LOCATION_DEPENDENT = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
+_SOURCE_SUFFIX = ".py"
+_EXTENSION_SUFFIX = ".so"
+_OTHER_SITES = frozenset({"site-packages", "dist-packages"})
+
+
+@dataclass(frozen=True, slots=True)
+class SealReport:
+    """What :func:`seal_environment` wrote: the manifest's path and the file count of each layer."""
+
+    manifest: Path
+    counts: dict[str, int]
+
+
+def canonical_name(name: str) -> str:
+    from packaging.utils import canonicalize_name  # noqa: PLC0415 - a build-time dependency of sealing only
+
+    return str(canonicalize_name(name))
+
+
+def read_lock_pins(text: str) -> list[tuple[str, str]]:
+    """The ``name==version`` pins of a pip-compile lock, by normalised name, sorted.
+
+    >>> read_lock_pins("Foo_Bar==1.0 \\\\\\n    --hash=sha256:ab\\n    # via x\\nbaz==2\\n")
+    [('baz', '2'), ('foo-bar', '1.0')]
+    """
+    pins = {}
+    for line in text.splitlines():
+        if line[:1].isalnum() and "==" in line:
+            name, _, rest = line.partition("==")
+            pins[canonical_name(name.strip())] = rest.split()[0].rstrip("\\").strip()
+    return sorted(pins.items())
+
+
+def _distributions(site: Path, lock: Path) -> list[metadata.Distribution]:
+    """The lock's distributions installed in ``site``, each at its pinned version (PEP 440 equality)."""
+    from packaging.version import InvalidVersion, Version  # noqa: PLC0415 - sealing only, not at run time
+
+    installed = {canonical_name(d.metadata["Name"]): d for d in metadata.distributions(path=[str(site)])}
+    problems, found = [], []
+    for name, pinned in read_lock_pins(lock.read_text(encoding="utf-8")):
+        dist = installed.get(name)
+        if dist is None:
+            problems.append(f"{LOCK_COPY} pins {name}=={pinned}, which is not installed")
+            continue
+        try:
+            same = Version(dist.version) == Version(pinned)
+        except InvalidVersion:
+            same = False
+        if not same:
+            problems.append(f"{LOCK_COPY} pins {name}=={pinned}, but {dist.version} is installed")
+        found.append(dist)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise IntegrityError(f"closure: {problems[0]}{more}")
+    return found
+
+
+def _owned(dist: metadata.Distribution) -> list[str]:
+    """The files a distribution's ``RECORD`` lists, relative to ``site-packages`` (normalised)."""
+    return [os.path.normpath(str(f)).replace(os.sep, "/") for f in dist.files or ()]
+
+
+def _compile(site: Path, sources: list[str]) -> list[str]:
+    """Compile each owned source to unchecked hash-based bytecode; the bytecode files' relative paths."""
+    written = []
+    for relative in sources:
+        source = site / relative
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        try:
+            py_compile.compile(
+                str(source), cfile=str(cached), dfile=relative, doraise=True,
+                invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+            )  # fmt: skip
+        except py_compile.PyCompileError as error:
+            raise IntegrityError(f"closure: {relative} does not compile ({error.exc_type_name})") from None
+        written.append(cached.relative_to(site).as_posix())
+    return written
+
+
+def _site_layers(
+    site: Path, package: metadata.Distribution, dependencies: list[metadata.Distribution]
+) -> dict[str, dict[str, str | None]]:
+    """Steps 2–3: the ``package`` and ``dependencies`` layers of ``site-packages``."""
+    owner: dict[str, str] = {f"{PACKAGE_NAME}/{LOCK_COPY}": "package"}  # written by sealing
+    for layer, dists in (("dependencies", dependencies), ("package", [package])):
+        for dist in dists:
+            for relative in _owned(dist):
+                if not relative.startswith("../") and not relative.endswith(".pyc"):
+                    owner[relative] = layer
+    sources = sorted(p for p in owner if p.endswith(_SOURCE_SUFFIX) and (site / p).is_file())
+    for compiled in _compile(site, sources):
+        owner[compiled] = owner[importlib.util.source_from_cache(compiled)]
+    layers: dict[str, dict[str, str | None]] = {"package": {}, "dependencies": {}}
+    for entry in walk_tree(site, skip_pycache=False):
+        relative = entry.path.split("/", 1)[1]
+        if relative == f"{PACKAGE_NAME}/{CLOSURE_MANIFEST}":
+            continue
+        if entry.kind != "file":
+            msg = f"closure: site-packages/{relative} is a {entry.kind}, which a sealed environment may not hold"
+            raise IntegrityError(msg)
+        layer = owner.get(relative)
+        if layer is None:
+            pth = relative.endswith(".pth")
+            kind = "a .pth file, which runs code at every start" if pth else "owned by no runtime distribution"
+            raise IntegrityError(f"closure: site-packages/{relative} is {kind}; remove it and seal again")
+        local = relative.rsplit("/", 1)[-1] in _LOCATION_DEPENDENT and ".dist-info/" in relative
+        layers[layer][relative] = None if local else entry.sha256
+    return layers
+
+
+def _stdlib_layer(stdlib: Path) -> dict[str, str | None]:
+    """The standard library tree, every regular file (symlinked files by their target's bytes)."""
+    files: dict[str, str | None] = {}
+    for root, dirs, names in os.walk(stdlib, followlinks=False):
+        here = Path(root)
+        if here == stdlib:
+            dirs[:] = [d for d in dirs if d not in _OTHER_SITES]
+        for name in names:
+            path = here / name
+            if path.is_file():
+                files[path.relative_to(stdlib).as_posix()] = sha256_file(path)
+    return files
+
+
+def ldd_closure(objects: list[str]) -> list[str]:
+    """The resolved paths of every shared object ``ldd`` lists for the given executables and libraries.
+
+    Raises:
+        IntegrityError: ``ldd`` is missing, fails, or a needed library is not found.
+    """
+    ldd = shutil.which("ldd")
+    if ldd is None:
+        raise IntegrityError("closure: ldd is not installed; sealing needs it to list the interpreter's shared objects")
+    found: set[str] = set()
+    for start in range(0, len(objects), 200):
+        batch = objects[start : start + 200]
+        completed = subprocess.run(
+            [ldd, *batch], capture_output=True, text=True, check=False, env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"}
+        )
+        for line in completed.stdout.splitlines():
+            if not line.startswith("\t"):
+                continue
+            text = line.strip()
+            if "=> not found" in text:
+                raise IntegrityError(f"closure: a shared object is not found: {text}")
+            target = text.split("=> ", 1)[1] if "=> " in text else text
+            path = target.split(" (0x", 1)[0].strip()
+            if path.startswith("/"):
+                found.add(os.path.realpath(path))
+    return sorted(found)
+
+
+def _interpreter_layer(executable: str, extensions: list[str], exclude: set[str]) -> dict[str, str | None]:
+    """The executable and the shared-object closure of it and of the extension modules."""
+    files: dict[str, str | None] = {}
+    for path in [executable, *ldd_closure([executable, *extensions])]:
+        if path not in exclude:
+            files[path.lstrip("/")] = sha256_file(path)
+    return files
+
+
+def _write_console_script(prefix: Path) -> None:
+    script = prefix / "bin" / "ablation"
+    script.unlink(missing_ok=True)
+    script.write_text(CONSOLE_SCRIPT.format(python=prefix / "bin" / "python"), encoding="utf-8")
+    script.chmod(0o755)
+
+
+def seal_environment(package_dir: Path, lock: Path) -> SealReport:
+    """Seal the environment the package at ``package_dir`` is installed in (steps 1–6 above).
+
+    Args:
+        package_dir: the installed package folder (``…/site-packages/ablation``).
+        lock: the runtime ``requirements.lock`` the environment was installed from.
+
+    Returns:
+        The manifest's path and the number of hashed files per layer.
+
+    Raises:
+        IntegrityError: a pin installed at another version or not at all, a
+            module that does not compile, a stray or non-regular file in
+            ``site-packages``, a shared object ``ldd`` cannot find.
+
+    Side effects: writes the lock copy, bytecode, ``bin/ablation`` and the manifest.
+    """
+    site = package_dir.parent
+    layout = current_layout(package_dir)
+    prefix = Path(layout.prefix)
+    (package_dir / CLOSURE_MANIFEST).unlink(missing_ok=True)
+    shutil.copyfile(lock, package_dir / LOCK_COPY)
+    dependencies = _distributions(site, lock)
+    own = [d for d in metadata.distributions(path=[str(site)]) if canonical_name(d.metadata["Name"]) == PACKAGE_NAME]
+    if len(own) != 1:
+        raise IntegrityError(f"closure: {len(own)} installed {PACKAGE_NAME} distributions in site-packages, not 1")
+    site_layers = _site_layers(site, own[0], dependencies)
+    _write_console_script(prefix)
+    stdlib_root = Path(layout.stdlib)
+    stdlib = _stdlib_layer(stdlib_root)
+    extensions = [str(site / p) for layer in site_layers.values() for p in layer if p.endswith(_EXTENSION_SUFFIX)]
+    extensions += [str(stdlib_root / p) for p in stdlib if p.endswith(_EXTENSION_SUFFIX)]
+    in_other_layers = {os.path.realpath(p) for p in extensions}
+    interpreter = _interpreter_layer(os.path.realpath("/proc/self/exe"), sorted(extensions), in_other_layers)
+    local = {}
+    for relative, layer in LOCAL_FILES.items():
+        path = prefix / relative
+        if path.is_file():
+            local[relative] = (layer, normalized_sha256(path.read_bytes(), layout.prefix))
+    layers = {**site_layers, "stdlib": stdlib, "interpreter": interpreter}
+    data = render_manifest(
+        package={"name": PACKAGE_NAME, "version": __version__},
+        distributions=[(canonical_name(d.metadata["Name"]), d.version) for d in dependencies],
+        layers=layers,
+        local=local,
+    )
+    manifest = package_dir / CLOSURE_MANIFEST
+    manifest.write_bytes(data)
+    counts = {layer: sum(1 for sha in layers[layer].values() if sha is not None) for layer in LAYERS}
+    return SealReport(manifest=manifest, counts=counts)
