@@ -28,6 +28,8 @@ _EXIT_RESOURCES = 6
 # Formatted ahead: when memory ran out, the line to print must not need much more.
 _OUT_OF_MEMORY = ("ablation: resources exhausted: out of memory "
                   "(allow the process more memory, or lower --max-input-bytes)")  # fmt: skip
+# What the dynamic loader says (dlerror) when a shared library finds no address space: glibc's wording.
+_LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allocate memory")
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (below).
@@ -311,8 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Returns:
         0 ok, 2 usage, 3 integrity, 4 input rejected, 5 output refused,
-        6 resources exhausted (``MemoryError``, or ``EMFILE``/``ENFILE``/``ENOMEM``
-        from any command, reported as one line).
+        6 resources exhausted (``MemoryError``, ``EMFILE``/``ENFILE``/``ENOMEM``,
+        or a C extension the loader had no memory to map, from any command,
+        reported as one line).
     """
     for stream in (sys.stdout, sys.stderr):  # never crash on a path the terminal cannot encode
         if hasattr(stream, "reconfigure"):
@@ -346,6 +349,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if exc.errno not in RESOURCE_ERRNOS:
             raise
         print(f"ablation: resources exhausted: {exc.strerror or exc}", file=sys.stderr)
+        return _EXIT_RESOURCES
+    except ImportError as exc:  # the loader could not map a C extension into memory
+        if not any(sign in str(exc) for sign in _LOADER_OUT_OF_MEMORY):
+            raise
+        print(_OUT_OF_MEMORY, file=sys.stderr)
         return _EXIT_RESOURCES
     finally:
         if collecting:
