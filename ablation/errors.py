@@ -48,13 +48,15 @@ def _bounded(message: str) -> str:
     The tail usually says why (``…: Permission denied``), so a long line keeps
     its last ``CLIP_LIMIT`` characters and says how many were left out.
     """
-    lines = []
-    for line in message.split("\n"):
-        if len(line) > _LINE_LIMIT:
-            head, tail = _LINE_LIMIT - CLIP_LIMIT, CLIP_LIMIT
-            line = f"{line[:head]} …({len(line) - head - tail} characters cut)… {line[-tail:]}"
-        lines.append(line)
-    return "\n".join(lines)
+    return "\n".join(_middle_cut(line) for line in message.split("\n"))
+
+
+def _middle_cut(text: str) -> str:
+    """``text`` when it has at most 1000 characters, else its first 800 and last 200 with the count cut between."""
+    if len(text) <= _LINE_LIMIT:
+        return text
+    head, tail = _LINE_LIMIT - CLIP_LIMIT, CLIP_LIMIT
+    return f"{text[:head]} …({len(text) - head - tail} characters cut)… {text[-tail:]}"
 
 
 class AblationError(Exception):
@@ -119,8 +121,10 @@ class InputRejected(AblationError):
         expected: what the rule requires, in words.
         found: what was found (values shown with ``repr``, truncated).
 
-    Each of ``where``, ``expected`` and ``found`` is cut by :func:`clip` when
-    printed (the attributes keep the full text).
+    When printed, ``expected`` and ``found`` are cut by :func:`clip`, and
+    ``where`` (a pointer up to 256 levels deep is legitimately long) keeps its
+    first 800 and last 200 characters when it has more than 1000; the
+    attributes keep the full text.
     """
 
     exit_code = 4
@@ -133,7 +137,7 @@ class InputRejected(AblationError):
         self.found = found
 
     def __str__(self) -> str:
-        where, expected, found = clip(format_where(self.where)), clip(self.expected), clip(self.found)
+        where, expected, found = _middle_cut(format_where(self.where)), clip(self.expected), clip(self.found)
         return f"{self.rule} at {where}: expected {expected}; found {found}"
 
 

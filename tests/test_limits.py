@@ -21,7 +21,7 @@ import pytest
 
 import ablation.pipeline
 from ablation.cli import main
-from ablation.errors import IntegrityError
+from ablation.errors import InputRejected, IntegrityError
 from ablation.pipeline import _read_bounded
 from tests import builder
 
@@ -232,3 +232,11 @@ def test_a_long_free_form_message_keeps_its_head_and_its_reason() -> None:
     assert shown == f"{message[:800]} …({len(message) - 1000} characters cut)… {message[-200:]}"
     assert shown.endswith("': Permission denied")
     assert len(shown) < 1100
+
+
+def test_a_long_pointer_keeps_both_ends() -> None:
+    where = "/cases/0/" + "n" * 5000 + "/maxItems"
+    shown = str(InputRejected("CASE-1", where, "e", "f"))
+    assert shown == f"CASE-1 at {where[:800]} …({len(where) - 1000} characters cut)… {where[-200:]}: expected e; found f"
+    deep = "/0" * 300  # a legitimate 256-level pointer is never cut
+    assert str(InputRejected("TOP-11", deep, "e", "f")) == f"TOP-11 at {deep}: expected e; found f"
