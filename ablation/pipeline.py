@@ -24,6 +24,7 @@ __all__ = [
     "Evaluation",
     "LoadedInput",
     "evaluate",
+    "gunzip_members",
     "load_input",
     "output_members",
 ]
@@ -141,13 +142,15 @@ def _gzip_header(view: memoryview, start: int) -> int:
     return pos
 
 
-def _gunzip(compressed: bytes, limit: int) -> bytes:
+def gunzip_members(compressed: bytes, limit: int) -> bytes:
     """Decompress every gzip member, checking each as RFC 1952 says; never more than ``limit`` bytes out.
 
     Each member: its header (:func:`_gzip_header`), a complete deflate stream,
     and the trailer's CRC-32 and ISIZE of that member's output. Several
     members are concatenated; nothing may follow the last one (no zero
-    padding, no garbage). Memory: the output plus one step's worth.
+    padding, no garbage). Memory: the output plus one step's worth. Also
+    meant for a ``.json.gz`` input read from a bundle (the caller turns GZ-1
+    into its own error).
 
     Raises:
         InputRejected: GZ-1 naming the byte offset in the compressed file, what
@@ -236,7 +239,7 @@ def load_input(
         if want_gzip is not None and gzip_sha != want_gzip:
             msg = f"input gzip SHA-256 mismatch: expected {want_gzip}, computed {gzip_sha} over {path!r}"
             raise IntegrityError(msg)
-        data = _gunzip(raw, max_input_bytes)
+        data = gunzip_members(raw, max_input_bytes)
     else:
         if want_gzip is not None:
             msg = "--input-gzip-sha256 applies only to a .gz input"

@@ -12,7 +12,7 @@ import pytest
 
 from ablation.cli import main
 from ablation.errors import InputRejected
-from ablation.pipeline import _gunzip
+from ablation.pipeline import gunzip_members
 from tests import builder
 
 DATA = builder.dumps(builder.valid_minimal())
@@ -107,9 +107,9 @@ def test_well_formed_gzip_is_accepted(content: bytes, tmp_path: Path, capsys: py
 def test_the_bound_applies_to_the_sum_of_members() -> None:
     first = gzip.compress(b"a" * 600, mtime=0)
     two = first + gzip.compress(b"b" * 600, mtime=0)
-    assert _gunzip(two, 1200) == b"a" * 600 + b"b" * 600
+    assert gunzip_members(two, 1200) == b"a" * 600 + b"b" * 600
     with pytest.raises(InputRejected) as caught:
-        _gunzip(two, 1199)
+        gunzip_members(two, 1199)
     # where: the member whose output crossed the bound
     assert str(caught.value) == f"GZ-1 at byte {len(first)}: expected at most 1199 decompressed bytes; found more (raise --max-input-bytes)"
 
@@ -117,6 +117,6 @@ def test_the_bound_applies_to_the_sum_of_members() -> None:
 def test_a_bomb_is_stopped_at_the_bound_without_decompressing_it() -> None:
     bomb = gzip.compress(bytes(200 << 20), compresslevel=9)  # 200 MiB of zeros, about 200 KB compressed
     with pytest.raises(InputRejected) as caught:
-        _gunzip(bomb, 1 << 20)
+        gunzip_members(bomb, 1 << 20)
     assert caught.value.rule == "GZ-1"
     assert caught.value.found == "more (raise --max-input-bytes)"
