@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,28 +66,33 @@ _FTEXT, _FHCRC, _FEXTRA, _FNAME, _FCOMMENT = 0x01, 0x02, 0x04, 0x08, 0x10
 _FRESERVED = 0xE0
 
 
-def _read_bounded(handle: BinaryIO, limit: int) -> bytes:
-    """Read to the end or to ``limit + 1`` bytes, allocating what the data needs, not the bound.
+def _read_bounded(handle: BinaryIO, limit: int) -> bytes | None:
+    """Read to the end, allocating what the data needs, not the bound; ``None`` past ``limit`` bytes.
 
-    The first read asks for the file's own size (``fstat``) plus one byte, so a
-    regular file is read in one piece; anything else (a pipe, a device, a file
-    that grows) continues in 1 MiB pieces, never past ``limit + 1`` bytes in all.
+    A regular file whose size (``fstat``) exceeds ``limit`` is not read at
+    all; otherwise the first read asks for that size plus one byte, so a
+    regular file is read in one piece. Anything else (a pipe, a device, a
+    file that grows) continues in 1 MiB pieces and stops at ``limit + 1``
+    bytes.
     """
     try:
-        size = os.fstat(handle.fileno()).st_size
+        status = os.fstat(handle.fileno())
     except (OSError, ValueError):
-        size = 0
-    want = min(max(size, 0), limit) + 1
+        status = None
+    size = status.st_size if status is not None and stat.S_ISREG(status.st_mode) else 0
+    if size > limit:
+        return None
+    want = size + 1
     chunks: list[bytes] = []
     total = 0
     while total <= limit:
         chunk = handle.read(min(want, limit + 1 - total))
         if not chunk:
-            break
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
         chunks.append(chunk)
         total += len(chunk)
         want = _CHUNK
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return None
 
 
 def _hex(data: bytes | memoryview) -> str:
@@ -205,8 +211,9 @@ def load_input(
 ) -> LoadedInput:  # fmt: skip
     """Read the input once and check its hash before anything parses it.
 
-    The file is read once and at most ``max_input_bytes`` of it (a larger file
-    is rule IN-1, the product's bound on what it reads); a ``.gz`` file is
+    The file is read once and at most ``max_input_bytes`` plus one byte of it
+    (a larger file is rule IN-1, the product's bound on what it reads; a
+    regular file is measured first and not read when it is larger); a ``.gz`` file is
     decompressed, its output bounded by the same limit (GZ-1);
     ``input_gzip_sha256`` is checked against the compressed bytes first, and
     ``input_sha256`` against the decompressed JSON bytes.
@@ -230,7 +237,7 @@ def load_input(
     except OSError as exc:
         msg = f"cannot read input {path!r}: {exc.strerror}"
         raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
-    if len(raw) > max_input_bytes:
+    if raw is None:
         raise InputRejected("IN-1", f"byte {max_input_bytes}", f"an input file of at most {max_input_bytes} bytes",
                             "more bytes (raise --max-input-bytes)")  # fmt: skip
     gzip_sha = None

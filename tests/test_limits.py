@@ -198,8 +198,16 @@ def test_a_regular_file_is_read_in_one_piece_of_its_own_size(prepared: Path) -> 
 def test_an_endless_file_is_read_in_pieces_up_to_the_bound() -> None:
     with _Recording("/dev/zero") as handle:
         handle.sizes = []
-        assert len(_read_bounded(handle, 3 * MIB)) == 3 * MIB + 1  # type: ignore[arg-type]
+        assert _read_bounded(handle, 3 * MIB) is None  # type: ignore[arg-type]
     assert handle.sizes == [1, MIB, MIB, MIB]
+
+
+def test_a_regular_file_over_the_bound_is_not_read(prepared: Path) -> None:
+    with _Recording(prepared) as handle:
+        handle.sizes = []
+        assert _read_bounded(handle, len(DATA) - 1) is None  # type: ignore[arg-type]
+        assert _read_bounded(handle, len(DATA)) == DATA  # type: ignore[arg-type]
+    assert handle.sizes == [len(DATA) + 1, 1]  # the second read only looks for one byte past the bound
 
 
 def test_a_small_input_never_allocates_the_default_bound(prepared: Path) -> None:
