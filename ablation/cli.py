@@ -1,7 +1,8 @@
 """The ``ablation`` command line: argument parsing, exit codes, the only place that prints.
 
 Exit codes (PRODUCT.md "Command line"): 0 ok; 2 usage; 3 integrity; 4 input
-rejected; 5 output refused; 1 internal error (a bug, shown with its traceback).
+rejected; 5 output refused; 6 resources exhausted (memory or file descriptors,
+one line, never a traceback); 1 internal error (a bug, shown with its traceback).
 """
 
 from __future__ import annotations
@@ -15,13 +16,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ablation import __version__
-from ablation.errors import AblationError, InputRejected, RejectedInput
+from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, RejectedInput
 
 if TYPE_CHECKING:
     from ablation.experiment import ValidatedExperiment
     from ablation.pipeline import LoadedInput
 
 __all__ = ["main"]
+
+_EXIT_RESOURCES = 6
+# Formatted ahead: when memory ran out, the line to print must not need much more.
+_OUT_OF_MEMORY = ("ablation: resources exhausted: out of memory "
+                  "(allow the process more memory, or lower --max-input-bytes)")  # fmt: skip
+# What the dynamic loader says (dlerror) when a shared library finds no address space: glibc's wording.
+_LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allocate memory")
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (below).
@@ -156,7 +164,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
     _progress(f"writing {args.output}")
     data = render_output(output_members(loaded, evaluation, _identity()))
-    write_exclusive(args.output, data)
+    warning = write_exclusive(args.output, data)
+    if warning is not None:
+        print(f"ablation: warning: {warning}", file=sys.stderr)
     print(f"{sha256_hex(data)}  {args.output}")
     _note_if_unsealed()
     return 0
@@ -303,7 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments after the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        0 ok, 2 usage, 3 integrity, 4 input rejected, 5 output refused.
+        0 ok, 2 usage, 3 integrity, 4 input rejected, 5 output refused,
+        6 resources exhausted (``MemoryError``, ``EMFILE``/``ENFILE``/``ENOMEM``,
+        or a C extension the loader had no memory to map, from any command,
+        reported as one line).
     """
     for stream in (sys.stdout, sys.stderr):  # never crash on a path the terminal cannot encode
         if hasattr(stream, "reconfigure"):
@@ -330,6 +343,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except MemoryError:
+        print(_OUT_OF_MEMORY, file=sys.stderr)
+        return _EXIT_RESOURCES
+    except OSError as exc:
+        if exc.errno not in RESOURCE_ERRNOS:
+            raise
+        print(f"ablation: resources exhausted: {exc.strerror or exc}", file=sys.stderr)
+        return _EXIT_RESOURCES
+    except ImportError as exc:  # the loader could not map a C extension into memory
+        if not any(sign in str(exc) for sign in _LOADER_OUT_OF_MEMORY):
+            raise
+        print(_OUT_OF_MEMORY, file=sys.stderr)
+        return _EXIT_RESOURCES
     finally:
         if collecting:
             gc.enable()

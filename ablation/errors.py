@@ -2,10 +2,16 @@
 
 Only :mod:`ablation.cli` turns these into exit codes and stderr lines
 (PRODUCT.md "Command line": 0 ok, 2 usage, 3 integrity, 4 input rejected,
-5 output refused, 1 internal error).
+5 output refused, 6 resources exhausted, 1 internal error).
+
+Every message is bounded here, in one place (issue 11): a value echoed into a
+message (a member name, a path, a found value) is cut by :func:`clip`, so a
+64 MiB name in an input never becomes a 64 MB line on stderr.
 """
 
 from __future__ import annotations
+
+import errno
 
 __all__ = [
     "AblationError",
@@ -14,15 +20,53 @@ __all__ = [
     "IntegrityError",
     "OutputRefused",
     "RejectedInput",
+    "ResourcesExhausted",
     "UsageError",
+    "RESOURCE_ERRNOS",
+    "clip",
     "format_where",
 ]
+
+CLIP_LIMIT = 200
+_LINE_LIMIT = 1000
+
+
+def clip(text: str, limit: int = CLIP_LIMIT) -> str:
+    """``text`` when it has at most ``limit`` characters, else its first ``limit`` and its full length.
+
+    >>> clip("abc"), clip("x" * 300)[-19:]
+    ('abc', 'x… (300 characters)')
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+def _bounded(message: str) -> str:
+    """A free-form message with every line cut to a bounded length, keeping its head and its tail.
+
+    The tail usually says why (``…: Permission denied``), so a long line keeps
+    its last ``CLIP_LIMIT`` characters and says how many were left out.
+    """
+    return "\n".join(_middle_cut(line) for line in message.split("\n"))
+
+
+def _middle_cut(text: str) -> str:
+    """``text`` when it has at most 1000 characters, else its first 800 and last 200 with the count cut between."""
+    if len(text) <= _LINE_LIMIT:
+        return text
+    head, tail = _LINE_LIMIT - CLIP_LIMIT, CLIP_LIMIT
+    return f"{text[:head]} …({len(text) - head - tail} characters cut)… {text[-tail:]}"
 
 
 class AblationError(Exception):
     """Base of every error ablation reports on purpose (never a bug)."""
 
     exit_code = 1
+
+    def __str__(self) -> str:
+        """The message, each line bounded (values echoed into it are cut)."""
+        return _bounded(super().__str__())
 
 
 class UsageError(AblationError):
@@ -41,6 +85,16 @@ class OutputRefused(AblationError):
     """The output path exists, is a symlink or cannot be written (exit 5)."""
 
     exit_code = 5
+
+
+class ResourcesExhausted(AblationError):
+    """Memory or file descriptors ran out (exit 6); the command stopped without a partial output."""
+
+    exit_code = 6
+
+
+# OSError numbers that mean the machine, not the file or the caller, ran short (exit 6).
+RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM})
 
 
 def format_where(where: str) -> str:
@@ -66,6 +120,11 @@ class InputRejected(AblationError):
             ``<pointer> -> character N`` for encoding and grammar errors.
         expected: what the rule requires, in words.
         found: what was found (values shown with ``repr``, truncated).
+
+    When printed, ``expected`` and ``found`` are cut by :func:`clip`, and
+    ``where`` (a pointer up to 256 levels deep is legitimately long) keeps its
+    first 800 and last 200 characters when it has more than 1000; the
+    attributes keep the full text.
     """
 
     exit_code = 4
@@ -78,7 +137,8 @@ class InputRejected(AblationError):
         self.found = found
 
     def __str__(self) -> str:
-        return f"{self.rule} at {format_where(self.where)}: expected {self.expected}; found {self.found}"
+        where, expected, found = _middle_cut(format_where(self.where)), clip(self.expected), clip(self.found)
+        return f"{self.rule} at {where}: expected {expected}; found {found}"
 
 
 class RejectedInput(AblationError):

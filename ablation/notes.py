@@ -51,30 +51,108 @@ Json = object
 # ------------------------------------------------------------------ formatting
 
 
-def _name(value: object) -> str:
+# Every string that comes from a results file, a bundle or a flag is rendered inert (issue 11 item 5):
+# prose and table cells escape Markdown and HTML (:func:`_text`), code spans use a
+# fence longer than any backtick run inside (:func:`_code`), and control or
+# bidirectional-formatting characters are replaced by visible stand-ins (:func:`_visible`).
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+# Escaped only where they could start a construct: "_" unless between letters or digits (CommonMark
+# never reads an intraword "_" as emphasis), ":" in "://" (an autolink), "." after "www" (GFM's www autolink).
+_ESCAPED = re.compile(r"[\\`*\[\]{}#!|~$@]|(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=[Ww]{3})\.|[&<>\"]")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_BACKTICKS = re.compile(r"`+")
+_PIPE = re.compile(r"(\\*)\|")
+
+
+def _visible(text: str) -> str:
+    r"""``text`` with control characters as Unicode control pictures (U+2400…) and
+    bidirectional or line-separating format characters as U+FFFD: nothing in a
+    value can break a line, a table row or the reading order of the text around it.
+
+    >>> _visible("a\nb\x1b[0m\u202e")
+    'a␊b␛[0m�'
+    """
+
+    def picture(match: re.Match[str]) -> str:
+        c = ord(match.group())
+        if c < 0x20:
+            return chr(0x2400 + c)
+        return "\u2421" if c == 0x7F else "\ufffd"
+
+    return _CONTROL.sub(picture, text)
+
+
+def _escape(text: str) -> str:
+    r"""Markdown and HTML made literal: entities for ``& < > "``, a backslash before Markdown punctuation.
+
+    >>> _escape('**x** <img src=x> [a](https://e.invalid/) `c` # _y_ a&b')
+    '\\*\\*x\\*\\* &lt;img src=x&gt; \\[a\\](https\\://e.invalid/) \\`c\\` \\# \\_y\\_ a&amp;b'
+    """
+    return _ESCAPED.sub(lambda m: _HTML.get(m.group()) or "\\" + m.group(), text)
+
+
+def _pipes_escaped(text: str) -> str:
+    r"""``|`` escaped for a GFM table cell inside a code span: an odd number of backslashes before it.
+
+    GFM splits a row at every pipe not escaped by a backslash, code spans
+    included, and then removes that one backslash.
+
+    >>> _pipes_escaped("a|b"), _pipes_escaped("a\\|b")
+    ('a\\|b', 'a\\\\\\|b')
+    """
+    return _PIPE.sub(lambda m: m.group(1) + ("\\" if len(m.group(1)) % 2 == 0 else "\\\\") + "|", text)
+
+
+def _code(value: object, *, cell: bool = True) -> str:
+    """A value as one inline code span that nothing inside can close or break.
+
+    Strings as they are (control characters made visible), anything else in
+    its JSON spelling. The fence is one backtick longer than the longest run
+    inside; content that starts or ends with a backtick is padded with a
+    space (CommonMark strips one). ``cell``: the span is in a table cell, so
+    pipes are escaped (:func:`_pipes_escaped`). An empty string is ``(empty)``.
+
+    >>> _code("sha256:ab"), _code("a`b"), _code("`x``"), _code(None), _code("")
+    ('`sha256:ab`', '``a`b``', '``` `x`` ```', '`null`', '(empty)')
+    """
+    text = _visible(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if text == "":
+        return "(empty)"
+    if cell:
+        text = _pipes_escaped(text)
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    padded = text[0] == "`" or text[-1] == "`" or (text[0] == " " and text[-1] == " " and text.strip(" ") != "")
+    pad = " " if padded else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _name(value: object, *, cell: bool = True) -> str:
     """An id or other string as inline code; anything unusual is shown as a JSON string.
 
-    >>> _name("dspx"), _name("a b|c")
-    ('`dspx`', '`"a b\\\\|c"`')
+    >>> _name("dspx"), _name("a b|c"), _name("x`y")
+    ('`dspx`', '`"a b\\\\|c"`', '``"x`y"``')
     """
     if isinstance(value, str) and _PLAIN.fullmatch(value):
         return f"`{value}`"
-    text = json.dumps(value, ensure_ascii=False)
-    return "`" + text.replace("`", "\\u0060").replace("|", "\\|") + "`"
+    return _code(json.dumps(value, ensure_ascii=False), cell=cell)
 
 
 def _text(value: object) -> str:
-    """Free text for a table cell: whitespace collapsed, pipes escaped; other values as :func:`_value`."""
+    """Free text for prose or a table cell: whitespace collapsed, Markdown and HTML escaped; other values as :func:`_value`.
+
+    >>> _text("a\\n\\n<b>  *c*|d")
+    'a &lt;b&gt; \\\\*c\\\\*\\\\|d'
+    """
     if not isinstance(value, str):
         return _value(value)
-    return " ".join(value.split()).replace("|", "\\|")
+    return _escape(_visible(" ".join(value.split())))
 
 
 def _value(value: object) -> str:
     """A recorded value for the text: strings as :func:`_text`, anything else in its JSON spelling.
 
     >>> _value(None), _value(True), _value(3), _value(0.5), _value("a  b"), _value([1, None])
-    ('null', 'true', '3', '0.5', 'a b', '[1, null]')
+    ('null', 'true', '3', '0.5', 'a b', '\\\\[1, null\\\\]')
     """
     if isinstance(value, str):
         return _text(value)
@@ -238,37 +316,37 @@ def _digests(r: _Results, results_sha256: str, bundle_sha256: str | None, image_
     rec = r.recorded
     pinned = rec.get("inputSha256Pinned") is True
     rows = [[
-        "Prepared input (SHA-256 of the JSON bytes that were parsed)", f"`{_text(rec.get('inputSha256'))}`",
+        "Prepared input (SHA-256 of the JSON bytes that were parsed)", _code(rec.get('inputSha256')),
         "pinned: the run was given this hash and it matched" if pinned else
         "computed only: the run was **not** bound to a preregistered hash; compare it with the preregistration record",
     ]]  # fmt: skip
     if "inputGzipSha256" in rec:
-        rows.append(["Prepared input file (SHA-256 of the .json.gz)", f"`{_text(rec['inputGzipSha256'])}`",
+        rows.append(["Prepared input file (SHA-256 of the .json.gz)", _code(rec['inputGzipSha256']),
                      "measured by the run"])  # fmt: skip
-    rows.append(["Results file (SHA-256 of its bytes)", f"`{results_sha256}`", "measured by `ablation notes`"])
+    rows.append(["Results file (SHA-256 of its bytes)", _code(results_sha256), "measured by `ablation notes`"])
     if bundle_sha256 is None:
         rows.append(["Evidence bundle (SHA-256)", "not given", "run `ablation archive`, then `ablation notes --bundle`"])
     else:
-        rows.append(["Evidence bundle (SHA-256)", f"`{bundle_sha256}`",
+        rows.append(["Evidence bundle (SHA-256)", _code(bundle_sha256),
                      "measured by `ablation notes`; the bundle's results.json is this results file; "
                      "check it with `ablation verify-archive`"])  # fmt: skip
     evaluator = rec.get("evaluator")
-    rows.append(["Evaluator identityDigest", f"`{_text(_get(evaluator, 'identityDigest'))}`",
+    rows.append(["Evaluator identityDigest", _code(_get(evaluator, 'identityDigest')),
                  "measured by the run: canonical digest of `evaluator.measured`"])  # fmt: skip
     closure = _get(evaluator, "measured", "closure", "state")
     manifest = _get(evaluator, "measured", "closure", "manifestDigest")
-    rows.append(["Evaluator closure", f"{_text(closure)}" + (f", manifest `{_text(manifest)}`" if manifest else ""),
+    rows.append(["Evaluator closure", f"{_text(closure)}" + (f", manifest {_code(manifest)}" if manifest else ""),
                  "measured by the run; `unsealed` means a development checkout, not a sealed build"])  # fmt: skip
     lock = _get(evaluator, "measured", "lock", "sha256")
-    rows.append(["Dependency lock (SHA-256)", f"`{_text(lock)}`" if lock else "none", "measured by the run"])
+    rows.append(["Dependency lock (SHA-256)", _code(lock) if lock else "none", "measured by the run"])
     recorded_image = _get(evaluator, "asserted", "imageDigest")
     if image_digest is not None:
         basis = "**asserted** by the caller of `ablation notes` (`--image-digest`); ablation did not measure or verify it"
         if recorded_image is not None and recorded_image != image_digest:
-            basis += f"; the run itself recorded `{_text(recorded_image)}`"
-        rows.append(["Container image digest", f"`{_text(image_digest)}`", basis])
+            basis += f"; the run itself recorded {_code(recorded_image)}"
+        rows.append(["Container image digest", _code(image_digest), basis])
     elif recorded_image is not None:
-        rows.append(["Container image digest", f"`{_text(recorded_image)}`",
+        rows.append(["Container image digest", _code(recorded_image),
                      "**asserted** at run time (`evaluator.asserted.imageDigest`); "
                      "ablation did not measure or verify it"])  # fmt: skip
     else:
@@ -284,14 +362,14 @@ def _repositories(r: _Results) -> list[str]:
         present = repo.get("metadataPresentCount")
         coverage = Fraction(present, items) if isinstance(items, int) and isinstance(present, int) and items else None
         rows.append([
-            _name(repo.get("id")), f"`{_text(repo.get('commit'))}`", _value(items), _value(repo.get("trackedPathCount")),
+            _name(repo.get("id")), _code(repo.get('commit')), _value(items), _value(repo.get("trackedPathCount")),
             _value(present), _approx(coverage), "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
             str(r.cases_of(repo.get("id"))),
         ])  # fmt: skip
         pins.append([
-            _name(repo.get("id")), f"`{_text(repo.get('rawSourceListArtifactSha256'))}`",
-            f"`{_text(repo.get('sourceListPreparationObservationDigest'))}`",
-            f"`{_text(repo.get('sourceListRevision'))}`", f"`{_text(repo.get('sourceListExecutableArtifactSha256'))}`",
+            _name(repo.get("id")), _code(repo.get('rawSourceListArtifactSha256')),
+            _code(repo.get('sourceListPreparationObservationDigest')),
+            _code(repo.get('sourceListRevision')), _code(repo.get('sourceListExecutableArtifactSha256')),
         ])  # fmt: skip
     return [
         "## Repositories", "",
@@ -502,8 +580,8 @@ def _gates(r: _Results) -> list[str]:
     passed = _get(assessment, "numericGatesPassed")
     return [
         "## Adoption gates", "",
-        f"From `gateAssessment` (population `{_value(_get(assessment, 'population'))}`, treatment "
-        f"`{_value(_get(assessment, 'treatment'))}`). Exact fractions from integer counts; the thresholds are the exact "
+        f"From `gateAssessment` (population {_code(_get(assessment, 'population'), cell=False)}, treatment "
+        f"{_code(_get(assessment, 'treatment'), cell=False)}). Exact fractions from integer counts; the thresholds are the exact "
         "rationals 1/10 and 1/5. `status` is `requires_review` where the input cannot decide the gate.",
         "",
         *_table(["Gate", "Name", "Measured (exact)", "Value", "Threshold", "Numeric status", "Status"], rows),
@@ -512,7 +590,7 @@ def _gates(r: _Results) -> list[str]:
         f"- Automatic adoption: **{'no' if _get(assessment, 'automaticAdoption') is False else 'INVALID VALUE'}** "
         "— the evaluator never makes an adoption decision; clearing every numeric gate would only permit a "
         "separate scoped task and owner review.",
-        f"- Standing decision recorded in `result`: `{_text(r.result.get('standingDecision'))}`.",
+        f"- Standing decision recorded in `result`: {_code(r.result.get('standingDecision'), cell=False)}.",
         "",
         "Basis of each gate:",
         "",
@@ -529,7 +607,7 @@ def _staleness(r: _Results) -> list[str]:
         eligible = repo.get("sourceListEligible") is True
         rows.append([_name(repo.get("id")), _value(sampled), _value(stale), _approx(rate),
                      "eligible" if eligible else "ineligible control", _text(_get(sample, "method")),
-                     f"`{_text(_get(sample, 'sampleDigest'))}`"])  # fmt: skip
+                     _code(_get(sample, 'sampleDigest'))])  # fmt: skip
     return [
         "## Metadata staleness (G5)", "",
         "Staleness never changes ranking. Repositories below 60 % coverage stay visible as ineligible controls, "
@@ -651,7 +729,7 @@ def build_notes(
     """
     r = _Results(recorded)
     lines = [
-        f"# Review notes (draft): `{_text(r.result.get('protocol'))}`", "",
+        f"# Review notes (draft): {_code(r.result.get('protocol'), cell=False)}", "",
         "Drafted by `ablation notes` from one results file, for the independent reviewer. Every figure below is "
         "recorded in, or computed exactly from, that file. Nothing here is an adoption decision.", "",
         *_digests(r, results_sha256, bundle_sha256, image_digest), "",

@@ -6,13 +6,15 @@ appears complete or not at all and is never overwritten (PRODUCT.md ``run``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
 from ablation.closure import check as closure_check
-from ablation.errors import OutputRefused, UsageError
+from ablation.errors import RESOURCE_ERRNOS, AblationError, OutputRefused, ResourcesExhausted, UsageError
 
 __all__ = ["dumps", "read_file", "refuse_existing", "render_output", "write_exclusive"]
 
@@ -105,40 +107,74 @@ def read_file(path: str | os.PathLike[str], what: str) -> bytes:
 
     Raises:
         UsageError: (exit 2) naming ``what`` and the path when it cannot be read.
+        ResourcesExhausted: (exit 6) no file descriptor or kernel memory to read it.
     """
     try:
         return Path(path).read_bytes()
     except OSError as exc:
         msg = f"cannot read {what} {os.fspath(path)!r}: {exc.strerror or exc}"
-        raise UsageError(msg) from None
+        raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
 
 
 _MAX_NAME_BYTES = 255
+_RANDOM_CHARACTERS = 8  # what tempfile.mkstemp adds after the prefix
 
 
-def _temporary_name(name: str) -> str:
-    """``.<name>.tmp-<pid>``, shortened (keeping the pid) when it would exceed a file-name limit."""
-    suffix = f".tmp-{os.getpid()}"
-    temporary = f".{name}{suffix}"
-    if len(temporary.encode("utf-8", "surrogateescape")) <= _MAX_NAME_BYTES:
-        return temporary
+def _temporary_prefix(name: str) -> str:
+    """``.<name>.tmp-<pid>-`` (mkstemp adds random characters), shortened, keeping the pid, to fit a file name."""
+    suffix = f".tmp-{os.getpid()}-"
+    prefix = f".{name}{suffix}"
+    if len(prefix.encode("utf-8", "surrogateescape")) + _RANDOM_CHARACTERS <= _MAX_NAME_BYTES:
+        return prefix
     return f".{sha256_hex(name.encode('utf-8', 'surrogateescape'))[:32]}{suffix}"
 
 
-def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> None:
+def _refused(path: str | os.PathLike[str], exc: OSError) -> AblationError:
+    """The error for an OSError while writing ``path``: exit 6 when the machine ran short, else exit 5."""
+    msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror or exc}"
+    return ResourcesExhausted(msg) if exc.errno in RESOURCE_ERRNOS else OutputRefused(msg)
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _sync_folder(folder: str) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> str | None:
     """Write ``data`` to a new file at ``path``: complete or absent, never overwritten.
 
-    Writes ``.<name>.tmp-<pid>`` in the same folder, fsyncs it, hard-links it
-    to ``path`` (``os.link`` fails if ``path`` appeared meanwhile) and unlinks
-    the temporary. A SIGKILL can leave only the temporary behind. ``mode`` is
-    the new file's permission bits (0600 for a private key).
+    Writes a temporary ``.<name>.tmp-<pid>-<random>`` in the same folder
+    (:func:`tempfile.mkstemp`, so a stale temporary of a killed run, even one
+    with the same PID in another container, never blocks), fsyncs it,
+    hard-links it to ``path`` (``os.link`` fails if ``path`` appeared
+    meanwhile) and unlinks the temporary. A SIGKILL can leave only the
+    temporary behind. ``mode`` is the new file's permission bits before the
+    umask (0600 for a private key).
+
+    Once the link succeeded the output is complete: a failure to fsync the
+    folder (a write-only folder cannot be opened; some filesystems answer
+    ``EINVAL``) or to remove the temporary only means that durability was
+    not confirmed, and is returned as a warning instead of raised.
 
     Before anything is written, the sealed closure is checked again for every
     file loaded or mapped since start-up (:func:`ablation.closure.check.recheck`),
     so no output is published by code the manifest does not hold.
 
+    Returns:
+        ``None``, or one line saying what could not be confirmed after the output was in place.
+
     Raises:
-        OutputRefused: (exit 5) when ``path`` exists or the folder is not writable.
+        OutputRefused: (exit 5) when ``path`` exists or the folder is not writable (``EACCES``, ``ENOSPC``, …).
+        ResourcesExhausted: (exit 6) no file descriptor or kernel memory (``EMFILE``, ``ENFILE``, ``ENOMEM``).
         IntegrityError: (exit 3) a loaded or mapped file differs from the closure manifest.
 
     Side effects: creates ``path``; fsyncs the file and its folder.
@@ -149,33 +185,42 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
         raise OutputRefused(msg)
     target = Path(path)
     refuse_existing(target)
-    temporary = target.with_name(_temporary_name(target.name))
+    folder = str(target.parent) or "."
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        fd, name = tempfile.mkstemp(prefix=_temporary_prefix(target.name), dir=folder)
     except OSError as exc:
-        msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror}"
-        raise OutputRefused(msg) from None
+        raise _refused(path, exc) from None
+    temporary = Path(name)
     try:
         try:
             with os.fdopen(fd, "wb") as handle:
+                os.fchmod(handle.fileno(), mode & ~_current_umask())
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:
-            msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror or exc}"
-            raise OutputRefused(msg) from None
+            raise _refused(path, exc) from None
         try:
             os.link(temporary, target)
         except FileExistsError:
             msg = f"output {os.fspath(path)!r} appeared while writing; it is never overwritten"
             raise OutputRefused(msg) from None
         except OSError as exc:
-            msg = f"cannot write output {os.fspath(path)!r}: {exc.strerror}"
-            raise OutputRefused(msg) from None
-    finally:
-        temporary.unlink(missing_ok=True)
-    folder = os.open(target.parent if str(target.parent) else ".", os.O_RDONLY)
+            raise _refused(path, exc) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    problems = []
     try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
+        temporary.unlink()
+    except OSError as exc:
+        problems.append(f"could not remove the temporary {temporary.name!r} ({exc.strerror or exc})")
+    try:
+        _sync_folder(folder)
+    except OSError as exc:
+        problems.append(f"could not fsync its folder {folder!r} ({exc.strerror or exc})")
+    if not problems:
+        return None
+    return (f"output {os.fspath(path)!r} is complete, but its durability was not confirmed: "
+            + "; ".join(problems))  # fmt: skip
