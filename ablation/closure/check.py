@@ -159,7 +159,7 @@ def _check_file(absolute: str, layout: Layout, manifest: Manifest) -> Problem | 
         if local is None:
             return Problem(relative, layer, "is not in the closure manifest")
         with open(absolute, "rb") as stream:
-            found = normalized_sha256(stream.read(), layout.prefix)
+            found = normalized_sha256(stream.read(), layout.prefix, name=relative)
         return _compare(relative, layer, found, local[1])
     layers = {"site": ("package", "dependencies"), "stdlib": ("stdlib",), "system": ("interpreter",)}[root]
     for layer in layers:
@@ -189,8 +189,15 @@ def _check_loaded(layout: Layout, manifest: Manifest, paths: Iterable[str]) -> l
 
 
 def _process_files() -> list[str]:
-    """Absolute paths of every file loaded as Python code or mapped executable, each once."""
-    return sorted({path for _, path in loaded_files()} | set(mapped_executables(read_maps())))
+    """Absolute paths of every file loaded as Python code or mapped executable, each once.
+
+    The kernel names a mapping by its resolved path; an extension module that
+    was imported through a symlink is checked under the path it was imported
+    from (where its layer's manifest lists it), not again under its target.
+    """
+    loaded = {path for _, path in loaded_files()}
+    resolved = {os.path.realpath(path) for path in loaded}
+    return sorted(loaded | {path for path in mapped_executables(read_maps()) if path not in resolved})
 
 
 def _check_isolation(environ: Mapping[str, str]) -> list[Problem]:
@@ -253,7 +260,7 @@ def _check_local(layout: Layout, manifest: Manifest) -> list[Problem]:
             continue
         try:
             with open(path, "rb") as stream:
-                found = normalized_sha256(stream.read(), layout.prefix)
+                found = normalized_sha256(stream.read(), layout.prefix, name=relative)
         except OSError:
             problems.append(Problem(relative, layer, "is missing"))
             continue

@@ -64,14 +64,19 @@ def sha256_file(path: str | Path) -> str:
         return hashlib.file_digest(stream, "sha256").hexdigest()
 
 
-def normalized_sha256(data: bytes, prefix: str) -> str:
+def normalized_sha256(data: bytes, prefix: str, *, name: str = "") -> str:
     """Bare hex SHA-256 of ``data`` with every occurrence of the install folder replaced by ``{prefix}``.
 
-    Both the folder as given and its resolved form are replaced (the longer first).
+    Both the folder as given and its resolved form are replaced (the longer
+    first). For ``pyvenv.cfg`` (``name``), the ``command`` line is left out: the
+    ``venv`` module writes it as a record of how the environment was made, and
+    the interpreter never reads it, so a copied environment stays comparable.
 
     >>> normalized_sha256(b"#!/v/bin/python -IB\\n", "/v") == normalized_sha256(b"#!/w/bin/python -IB\\n", "/w")
     True
     """
+    if name == "pyvenv.cfg":
+        data = b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b"command ="))
     for form in sorted({prefix, os.path.realpath(prefix)}, key=len, reverse=True):
         data = data.replace(os.fsencode(form), PREFIX_PLACEHOLDER)
     return hashlib.sha256(data).hexdigest()

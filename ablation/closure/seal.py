@@ -267,7 +267,7 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
     for relative, layer in LOCAL_FILES.items():
         path = prefix / relative
         if path.is_file():
-            local[relative] = (layer, normalized_sha256(path.read_bytes(), layout.prefix))
+            local[relative] = (layer, normalized_sha256(path.read_bytes(), layout.prefix, name=relative))
     layers = {**site_layers, "stdlib": stdlib, "interpreter": interpreter}
     data = render_manifest(
         package={"name": PACKAGE_NAME, "version": __version__},
