@@ -166,8 +166,11 @@ def _fail(name: str, why: str) -> ManifestUnusable:
     return ManifestUnusable(name, why)
 
 
+_HEX_RE = re.compile(r"[0-9a-f]{64}")
+
+
 def _is_hex(value: object) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    return isinstance(value, str) and _HEX_RE.fullmatch(value) is not None
 
 
 def read_manifest(path: Path, name: str) -> Manifest:
