@@ -3,7 +3,7 @@
 Usage, from the repository root (``ujson`` is pinned in ``requirements.lock``, so
 the ``.venv`` interpreter has it)::
 
-    .venv/bin/python benchmarks/ujson_probe.py [--scales M,L] [--repeat 7] \
+    .venv-dev/bin/python benchmarks/ujson_probe.py [--scales M,L] [--repeat 7] \
         [--json benchmarks/results/ujson_probe.json]
 
 ``ujson`` is never the parser of record for the strict profile. The probe looks at
@@ -415,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if ujson is None:
         print("ujson_probe: ujson is not installed here; it is pinned in requirements.lock "
-              "(use .venv/bin/python, or pip install ujson)", file=sys.stderr)  # fmt: skip
+              "(use .venv-dev/bin/python, or pip install ujson)", file=sys.stderr)  # fmt: skip
         return 2
     load_before = os.getloadavg()
     report: dict[str, Any] = {

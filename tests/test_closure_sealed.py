@@ -430,3 +430,22 @@ def test_one_changed_byte_in_the_interpreter_executable_is_refused(private_env: 
     relative = str(executable.resolve()).lstrip("/")
     assert line.startswith(f"ablation: closure: {relative} changed (sha256 ")
     assert "(layer interpreter)" in line
+
+
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [("zz-inject.pth", "a .pth file, which runs code at every start"), ("helpful.py", "owned by no runtime distribution")],
+    ids=["pth", "stray-module"],
+)
+def test_sealing_refuses_a_file_no_runtime_distribution_owns(
+    sealed_env: Path, change: Callable[[Path, bytes], None], name: str, what: str
+) -> None:
+    manifest = (_site(sealed_env) / "ablation" / "CLOSURE.json").read_bytes()
+    change(_site(sealed_env) / name, b"")
+    completed = subprocess.run(
+        [str(sealed_env / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(LOCK)],
+        capture_output=True, text=True, check=False, env=_base_env(), cwd=sealed_env,
+    )  # fmt: skip
+    assert completed.returncode == 3
+    assert completed.stderr == f"seal: closure: site-packages/{name} is {what}; remove it and seal again\n"
+    assert (_site(sealed_env) / "ablation" / "CLOSURE.json").read_bytes() == manifest  # the old one stays

@@ -307,3 +307,67 @@ def test_an_unsealed_container_refuses() -> None:
         "closure: ablation/CLOSURE.json is missing (the image is built sealed) (layer package); "
         "rebuild the environment (make venv) or the image"
     )
+
+
+# ---------------------------------------------------------------- sealing: PEP 440 pins, doctests
+
+
+def _fake_site(tmp_path: Path, version: str) -> Path:
+    site = tmp_path / "site-packages"
+    dist_info = site / f"foo-{version}.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: Foo\nVersion: {version}\n", encoding="utf-8")
+    (dist_info / "RECORD").write_text("", encoding="utf-8")
+    return site
+
+
+def _lock(tmp_path: Path, pin: str) -> Path:
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(f"foo=={pin} \\\n    --hash=sha256:{'0' * 64}\n", encoding="utf-8")
+    return lock
+
+
+def test_sealing_compares_pins_as_pep440_versions(tmp_path: Path) -> None:
+    from ablation.closure.seal import _distributions
+
+    site = _fake_site(tmp_path, "2018.01.18")
+    assert [d.version for d in _distributions(site, _lock(tmp_path, "2018.1.18"))] == ["2018.01.18"]
+
+
+@pytest.mark.parametrize(
+    ("pin", "message"),
+    [
+        ("2018.1.19", "closure: requirements.lock pins foo==2018.1.19, but 2018.01.18 is installed"),
+        ("not-a-version", "closure: requirements.lock pins foo==not-a-version, but 2018.01.18 is installed"),
+    ],
+    ids=["other-version", "invalid-pin"],
+)
+def test_sealing_refuses_a_pin_installed_at_another_version(tmp_path: Path, pin: str, message: str) -> None:
+    from ablation.closure.seal import _distributions
+
+    site = _fake_site(tmp_path, "2018.01.18")
+    with pytest.raises(IntegrityError) as caught:
+        _distributions(site, _lock(tmp_path, pin))
+    assert str(caught.value) == message
+
+
+def test_sealing_refuses_a_pin_that_is_not_installed(tmp_path: Path) -> None:
+    from ablation.closure.seal import _distributions
+
+    site = _fake_site(tmp_path, "1.0")
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(f"bar==1.0 \\\n    --hash=sha256:{'0' * 64}\n", encoding="utf-8")
+    with pytest.raises(IntegrityError) as caught:
+        _distributions(site, lock)
+    assert str(caught.value) == "closure: requirements.lock pins bar==1.0, which is not installed"
+
+
+@pytest.mark.parametrize(
+    "module", ["ablation.closure.layout", "ablation.closure.manifest", "ablation.identity"]
+)
+def test_doctests(module: str) -> None:
+    import doctest
+    import importlib
+
+    failures, tried = doctest.testmod(importlib.import_module(module))
+    assert failures == 0 and tried > 0

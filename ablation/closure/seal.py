@@ -74,26 +74,6 @@ class SealReport:
     counts: dict[str, int]
 
 
-def canonical_name(name: str) -> str:
-    from packaging.utils import canonicalize_name  # noqa: PLC0415 - a build-time dependency of sealing only
-
-    return str(canonicalize_name(name))
-
-
-def read_lock_pins(text: str) -> list[tuple[str, str]]:
-    """The ``name==version`` pins of a pip-compile lock, by normalised name, sorted.
-
-    >>> read_lock_pins("Foo_Bar==1.0 \\\\\\n    --hash=sha256:ab\\n    # via x\\nbaz==2\\n")
-    [('baz', '2'), ('foo-bar', '1.0')]
-    """
-    pins = {}
-    for line in text.splitlines():
-        if line[:1].isalnum() and "==" in line:
-            name, _, rest = line.partition("==")
-            pins[canonical_name(name.strip())] = rest.split()[0].rstrip("\\").strip()
-    return sorted(pins.items())
-
-
 def _distributions(site: Path, lock: Path) -> list[metadata.Distribution]:
     """The lock's distributions installed in ``site``, each at its pinned version (PEP 440 equality)."""
     from packaging.version import InvalidVersion, Version  # noqa: PLC0415 - sealing only, not at run time
@@ -249,7 +229,6 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
     site = package_dir.parent
     layout = current_layout(package_dir)
     prefix = Path(layout.prefix)
-    (package_dir / CLOSURE_MANIFEST).unlink(missing_ok=True)
     shutil.copyfile(lock, package_dir / LOCK_COPY)
     dependencies = _distributions(site, lock)
     own = [d for d in metadata.distributions(path=[str(site)]) if canonical_name(d.metadata["Name"]) == PACKAGE_NAME]
@@ -276,6 +255,8 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
         local=local,
     )
     manifest = package_dir / CLOSURE_MANIFEST
-    manifest.write_bytes(data)
+    temporary = manifest.with_name(f".{CLOSURE_MANIFEST}.new")
+    temporary.write_bytes(data)
+    temporary.replace(manifest)  # the old manifest stays in force until the new one is complete
     counts = {layer: sum(1 for sha in layers[layer].values() if sha is not None) for layer in LAYERS}
     return SealReport(manifest=manifest, counts=counts)
