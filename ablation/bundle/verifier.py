@@ -20,7 +20,7 @@ from ablation.bundle.reader import BundleContents, read_bundle_file
 from ablation.bundle.recompute import identity_differences, require_recomputed
 from ablation.canonical import sha256_hex
 from ablation.errors import InputRejected, IntegrityError, RejectedInput
-from ablation.pipeline import Evaluation, evaluate
+from ablation.pipeline import evaluate
 from ablation.results_file import check_input_hashes, load_identity, load_results
 from ablation.strictjson import decode_utf8, parse_text
 
@@ -39,7 +39,6 @@ class _Verification:
     fingerprint: str | None = None
     bundled: BundledInput | None = None
     recorded: dict[str, object] = field(default_factory=dict)
-    evaluation: Evaluation | None = None
     evidence_count: int = 0
     identity: dict[str, object] = field(default_factory=dict)
     current: dict[str, object] = field(default_factory=dict)
@@ -97,41 +96,46 @@ def check_results(v: _Verification) -> str:
             "identityDigest is the canonical digest of evaluator.measured")  # fmt: skip
 
 
-def check_evidence(v: _Verification) -> str:
-    """The input validates here; the evidence files and index equal what its raw strings give."""
-    top, bundled, contents = v.contents.top, v.input, v.contents
+def check_recomputed(v: _Verification) -> str:
+    """The input validates here, and ``result`` and ``gateAssessment`` equal the recomputation byte-for-byte.
+
+    The evaluation is dropped afterwards, so that it and the evidence check's
+    parse are never in memory together (peak memory stays near ``run``'s).
+    """
+    top, bundled = v.contents.top, v.input
     try:
-        v.evaluation = evaluate(bundled.data)
+        evaluation = evaluate(bundled.data)
     except (InputRejected, RejectedInput) as exc:
         msg = f"{top}/{shown(bundled.member)}: does not validate in the current environment: {str(exc).splitlines()[0]}"
         raise IntegrityError(msg) from None
+    require_recomputed(v.contents.files["results.json"], v.recorded, evaluation, f"{top}/results.json")
+    return "the input validates here; result and gateAssessment recomputed here equal results.json byte-for-byte"
+
+
+def check_evidence(v: _Verification) -> str:
+    """The evidence files and ``evidence/index.json`` equal what the bundled input's raw strings give."""
+    top, bundled, contents = v.contents.top, v.input, v.contents
     parsed = parse_text(decode_utf8(bundled.data))
     evidence, index = derive_evidence(
         parsed.value, input_sha256=bundled.sha256, input_member=bundled.member, violations=parsed.violations
     )
+    del parsed
     if contents.files.get(INDEX) != index:
         msg = f"{top}/{INDEX}: differs from the index derived from the bundled input"
         raise IntegrityError(msg)
-    expected = {f.path: f for f in evidence}
+    expected = {f.path: (sha256_hex(f.data), f.origin) for f in evidence}
+    del evidence
     found = sorted((p for p in contents.digests if p.startswith("evidence/") and p != INDEX), key=utf8_key)
     problems = [f"{top}/{shown(p)}: not derived from any raw string of the bundled input" for p in found
                 if p not in expected]  # fmt: skip
-    for path, file in expected.items():
+    for path, (digest, origin) in expected.items():
         if path not in contents.digests:
-            problems.append(f"{top}/{path}: missing; the bundled input holds {file.origin} as a string")
-        elif contents.digests[path] != sha256_hex(file.data):
-            problems.append(f"{top}/{path}: differs from {file.origin} in the bundled input")
+            problems.append(f"{top}/{path}: missing; the bundled input holds {origin} as a string")
+        elif contents.digests[path] != digest:
+            problems.append(f"{top}/{path}: differs from {origin} in the bundled input")
     fail(problems)
     v.evidence_count = len(expected)
     return f"{len(expected)} evidence files and evidence/index.json equal the raw strings of the bundled input"
-
-
-def check_recomputed(v: _Verification) -> str:
-    """``result`` and ``gateAssessment`` equal the recomputation byte-for-byte."""
-    assert v.evaluation is not None  # check_evidence evaluated the input
-    member = f"{v.contents.top}/results.json"
-    require_recomputed(v.contents.files["results.json"], v.recorded, v.evaluation, member)
-    return "result and gateAssessment recomputed here equal results.json byte-for-byte"
 
 
 def check_identity(v: _Verification) -> str:
@@ -145,7 +149,7 @@ def check_identity(v: _Verification) -> str:
 
 
 CHECKS: tuple[Callable[[_Verification], str | None], ...] = (
-    check_stream, check_signature, check_layout, check_results, check_evidence, check_recomputed, check_identity,
+    check_stream, check_signature, check_layout, check_results, check_recomputed, check_evidence, check_identity,
 )  # fmt: skip
 
 
