@@ -360,3 +360,21 @@ def test_a_mutated_bundle_fails_on_one_line_or_is_the_same_tar(mutation: tuple[s
         assert code == 3, err
         assert err.count("\n") == 1, err
         assert "Traceback" not in err
+
+
+def test_a_second_input_file_is_refused_at_its_header(made: Path, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Only one input member is kept in memory: a second is refused before its data is read."""
+    tar = _tar(made)
+    top = _top(made)
+    sums_size = int(tar[BLOCK + 124 : BLOCK + 135], 8)
+    sums = tar[2 * BLOCK : 2 * BLOCK + sums_size]
+    lines = sorted([*sums.decode().splitlines(), "0" * 64 + "  input/zz.json"], key=lambda line: line[66:].encode())
+    new_sums = ("\n".join(lines) + "\n").encode()
+    head = tarformat.header_bytes(f"{top}/SHA256SUMS", len(new_sums), folder=False, mtime=0)
+    body = tar[2 * BLOCK + sums_size + (-sums_size % BLOCK) : _members_end(tar)]
+    second = tarformat.header_bytes(f"{top}/input/zz.json", 1, folder=False, mtime=0) + b"x" + bytes(BLOCK - 1)
+    path = tmp_path / "two-inputs.tar.gz"
+    path.write_bytes(_framed(tar[:BLOCK] + head + new_sums + bytes(-len(new_sums) % BLOCK) + body + second))
+    err = _refused(path, capsys)
+    assert f"{top}/input/: must hold exactly one file, holds a second one, input/zz.json" in err

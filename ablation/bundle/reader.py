@@ -31,6 +31,7 @@ KEPT = frozenset({SUMS, SIGNATURE, "results.json", "identity.json", INDEX})
 MAX_LONG_NAME = 4096  # bytes of a GNU L record's name, its NUL included
 _ZERO_BLOCK = bytes(BLOCK)
 _MAGIC = b"ustar  \0"
+_POSIX_MAGIC = b"ustar\x0000"  # named in refusals (PAX, sparse), never accepted: the writer uses GNU
 _TYPE_NAMES = {
     b"1": "a hard link", b"2": "a symbolic link", b"3": "a character device", b"4": "a block device",
     b"6": "a fifo", b"7": "a contiguous file", b"x": "a PAX extended header", b"g": "a PAX global header",
@@ -112,7 +113,7 @@ def _next_header(stream: Inflater) -> _Header | None:
         block = stream.read(BLOCK)
         if len(block) < BLOCK or block == _ZERO_BLOCK:
             raise _refuse(f"bundle: a GNU long-name record at byte {at} is not followed by the header it names")
-    if block[257:265] != _MAGIC:
+    if block[257:265] not in (_MAGIC, _POSIX_MAGIC):
         raise _refuse(f"bundle: the {BLOCK} bytes at byte {stream.position - BLOCK} are not a GNU tar header")
     name = raw_name.decode("utf-8", "replace")
     kind = block[156:157]
@@ -182,6 +183,8 @@ def _admit(state: _State, header: _Header) -> str:
         raise _refuse(f"{top}/{SUMS}: must follow the top folder (archive writes it first), found {shown(rel)}")
     if state.listed is not None and not header.folder and rel != SIGNATURE and rel not in state.listed:
         raise _refuse(f"{top}/{shown(rel)}: in the bundle but not listed in {SUMS}")
+    if not header.folder and rel.startswith("input/") and any(p.startswith("input/") for p in state.files):
+        raise _refuse(f"{top}/input/: must hold exactly one file, holds a second one, {shown(rel)}")
     if utf8_key(name) < state.previous:
         raise _refuse(f"{shown(name)}: out of order (archive writes members sorted by UTF-8 name)")
     parent = rel.rpartition("/")[0]
