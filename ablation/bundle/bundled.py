@@ -71,16 +71,21 @@ class BundledInput:
 
 
 def _gunzip_bounded(data: bytes, limit: int, member: str) -> bytes:
+    """Decompress in 1 MiB reads (never allocating the bound up front), at most ``limit`` bytes."""
+    parts: list[bytes] = []
+    total = 0
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as stream:
-            out = stream.read(limit + 1)
+            while chunk := stream.read(1 << 20):
+                total += len(chunk)
+                if total > limit:
+                    msg = f"{member}: decompresses to more than {limit} bytes"
+                    raise IntegrityError(msg)
+                parts.append(chunk)
     except (OSError, EOFError, zlib.error) as exc:
         msg = f"{member}: not a readable gzip stream ({exc})"
         raise IntegrityError(msg) from None
-    if len(out) > limit:
-        msg = f"{member}: decompresses to more than {limit} bytes"
-        raise IntegrityError(msg)
-    return out
+    return b"".join(parts)
 
 
 def bundled_input(contents: BundleContents) -> BundledInput:
