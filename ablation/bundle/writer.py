@@ -151,6 +151,19 @@ def collect_extras(paths: Iterable[str]) -> dict[str, bytes]:
     return extras
 
 
+def _compressed_input(input_path: str, gzip_sha256: str) -> bytes:
+    """The ``.gz`` input file as given (``load_input`` keeps only its decompressed bytes), re-read and re-hashed.
+
+    Raises:
+        IntegrityError: the file changed after ``load_input`` hashed it (exit 3).
+    """
+    as_given = read_file(input_path, "input")
+    if sha256_hex(as_given) != gzip_sha256:
+        msg = f"input {input_path!r} changed while it was being archived"
+        raise IntegrityError(msg)
+    return as_given
+
+
 def _checked_results(results_path: str, loaded: LoadedInput, input_name: str) -> bytes:
     """The results file's bytes, once it names the input and equals the recomputation.
 
@@ -226,10 +239,7 @@ def create_bundle(
     input_name = Path(input_path).name
     check_name(input_name, "input file name")
     loaded = load_input(input_path)
-    as_given = read_file(input_path, "input")
-    if sha256_hex(as_given) != (loaded.gzip_sha256 or loaded.sha256):
-        msg = f"input {input_path!r} changed while it was being archived"
-        raise IntegrityError(msg)
+    as_given = loaded.data if loaded.gzip_sha256 is None else _compressed_input(input_path, loaded.gzip_sha256)
     results = _checked_results(results_path, loaded, f"input {input_path!r}")
     files = _contents(f"input/{input_name}", as_given, loaded, results, (dumps(evaluator_identity()) + "\n").encode())
     files.update(extras)
