@@ -78,11 +78,24 @@ def fingerprint(key: Ed25519PublicKey) -> str:
     return "sha256:" + sha256_hex(der)
 
 
-def _refuse_weak(key: Ed25519PublicKey, what: str, path: str) -> None:
-    problem = weak_key_problem(_raw(key))
+def _load_pem(path: str, what: str, *, private: bool) -> Ed25519PrivateKey | Ed25519PublicKey:
+    """An Ed25519 key from a PEM file, its public key checked by :func:`weak_key_problem`."""
+    data = read_file(path, what)
+    try:
+        key = (serialization.load_pem_private_key(data, password=None) if private
+               else serialization.load_pem_public_key(data))  # fmt: skip
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        kind = "an unencrypted PEM private key" if private else "a PEM public key"
+        msg = f"{what} {path!r} is not {kind} ({exc})"
+        raise UsageError(msg) from None
+    if not isinstance(key, Ed25519PrivateKey if private else Ed25519PublicKey):
+        msg = f"{what} {path!r} is not an Ed25519 key"
+        raise UsageError(msg)
+    problem = weak_key_problem(_raw(key.public_key() if isinstance(key, Ed25519PrivateKey) else key))
     if problem is not None:
         msg = f"{what} {path!r} is a weak Ed25519 key: {problem}"
         raise UsageError(msg)
+    return key
 
 
 def load_private_key(path: str) -> Ed25519PrivateKey:
@@ -91,16 +104,8 @@ def load_private_key(path: str) -> Ed25519PrivateKey:
     Raises:
         UsageError: unreadable, not PEM, encrypted, not Ed25519, or weak (exit 2).
     """
-    data = read_file(path, "signing key")
-    try:
-        key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-        msg = f"signing key {path!r} is not an unencrypted PEM private key ({exc})"
-        raise UsageError(msg) from None
-    if not isinstance(key, Ed25519PrivateKey):
-        msg = f"signing key {path!r} is not an Ed25519 key"
-        raise UsageError(msg)
-    _refuse_weak(key.public_key(), "signing key", path)
+    key = _load_pem(path, "signing key", private=True)
+    assert isinstance(key, Ed25519PrivateKey)  # _load_pem checked the type
     return key
 
 
@@ -110,16 +115,8 @@ def load_public_key(path: str) -> Ed25519PublicKey:
     Raises:
         UsageError: unreadable, not PEM, not Ed25519, or weak (exit 2).
     """
-    data = read_file(path, "public key")
-    try:
-        key = serialization.load_pem_public_key(data)
-    except (ValueError, UnsupportedAlgorithm) as exc:
-        msg = f"public key {path!r} is not a PEM public key ({exc})"
-        raise UsageError(msg) from None
-    if not isinstance(key, Ed25519PublicKey):
-        msg = f"public key {path!r} is not an Ed25519 key"
-        raise UsageError(msg)
-    _refuse_weak(key, "public key", path)
+    key = _load_pem(path, "public key", private=False)
+    assert isinstance(key, Ed25519PublicKey)  # _load_pem checked the type
     return key
 
 
