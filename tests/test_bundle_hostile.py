@@ -378,3 +378,23 @@ def test_a_second_input_file_is_refused_at_its_header(made: Path, tmp_path: Path
     path.write_bytes(_framed(tar[:BLOCK] + head + new_sums + bytes(-len(new_sums) % BLOCK) + body + second))
     err = _refused(path, capsys)
     assert f"{top}/input/: must hold exactly one file, holds a second one, input/zz.json" in err
+
+
+@pytest.mark.parametrize(("data", "rule"), [(b"not json", "TOP-3 at byte 0"), (b"\xff\xfe", "TOP-1 at byte 0")])
+def test_archive_rejects_an_input_that_is_not_json_text(data: bytes, rule: str, made: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Evidence is derived before the (concurrent) recomputation; a non-JSON input is still exit 4, one line."""
+    import hashlib  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    (tmp_path / "bad.json").write_bytes(data)
+    results = json.loads((made / "results.json").read_bytes())
+    results["inputSha256"] = hashlib.sha256(data).hexdigest()
+    (tmp_path / "r.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert _cli("archive", "--input", tmp_path / "bad.json", "--results", tmp_path / "r.json",
+                "--bundle", tmp_path / "x.tar.gz") == 4  # fmt: skip
+    err = capsys.readouterr().err
+    assert rule in err
+    assert err.count("\n") == 1
+    assert not (tmp_path / "x.tar.gz").exists()

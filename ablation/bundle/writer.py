@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from ablation.errors import IntegrityError, UsageError
 from ablation.output import dumps, read_file, refuse_existing, write_exclusive
 from ablation.pipeline import LoadedInput, evaluate, load_input
 from ablation.results_file import check_input_hashes, load_results
-from ablation.strictjson import decode_utf8, parse_text
+from ablation.strictjson import JsonGrammarError, Utf8Error, decode_utf8, parse_text
 
 __all__ = ["create_bundle", "source_date_epoch"]
 
@@ -164,26 +165,32 @@ def _compressed_input(input_path: str, gzip_sha256: str) -> bytes:
     return as_given
 
 
-def _checked_results(results_path: str, loaded: LoadedInput, input_name: str) -> bytes:
-    """The results file's bytes, once it names the input and equals the recomputation.
+def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -> tuple[bytes, dict[str, object]]:
+    """The results file's bytes and parsed value, once it is one and names the input's hashes.
 
     Raises:
         UsageError: unreadable, not a results file (exit 2).
-        IntegrityError: another input's, a foreign evaluator digest, or a different result (exit 3).
-        InputRejected / RejectedInput: the input does not validate (exit 4).
+        IntegrityError: another input's, or a foreign evaluator digest (exit 3).
     """
     results = read_file(results_path, "results file")
     shown = f"results file {results_path!r}"
     recorded = load_results(results, shown, UsageError)
     check_input_hashes(recorded, shown, input_name, loaded.sha256, loaded.gzip_sha256)
-    require_recomputed(results, recorded, evaluate(loaded.data), shown)
-    return results
+    return results, recorded
 
 
 def _contents(input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes,
               identity: bytes) -> dict[str, bytes]:  # fmt: skip
-    """The bundle's files below the top folder, before ``extra/``, ``SHA256SUMS`` and the signature."""
-    parsed = parse_text(decode_utf8(loaded.data))
+    """The bundle's files below the top folder, before ``extra/``, ``SHA256SUMS`` and the signature.
+
+    Raises:
+        InputRejected / RejectedInput: the input is not JSON text at all (exit 4).
+    """
+    try:
+        parsed = parse_text(decode_utf8(loaded.data))
+    except (JsonGrammarError, Utf8Error):
+        evaluate(loaded.data)  # raises the rejection that names the rule
+        raise
     evidence, index = derive_evidence(
         parsed.value, input_sha256=loaded.sha256, input_member=input_member, violations=parsed.violations
     )
@@ -209,7 +216,8 @@ def create_bundle(
     is a usage error), name the input's hashes, and equal the recomputation
     byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
     ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz
-    with exclusive create.
+    with exclusive create. The tar.gz is compressed in a second thread while
+    the input is evaluated, and written only once the recomputation matched.
 
     Args:
         input_path: the prepared input (``.json`` or ``.json.gz``).
@@ -240,12 +248,17 @@ def create_bundle(
     check_name(input_name, "input file name")
     loaded = load_input(input_path)
     as_given = loaded.data if loaded.gzip_sha256 is None else _compressed_input(input_path, loaded.gzip_sha256)
-    results = _checked_results(results_path, loaded, f"input {input_path!r}")
+    results, recorded = _recorded_results(results_path, loaded, f"input {input_path!r}")
     files = _contents(f"input/{input_name}", as_given, loaded, results, (dumps(evaluator_identity()) + "\n").encode())
     files.update(extras)
     files[SUMS] = render_sums(files)
     if signer is not None:
         files[SIGNATURE] = signer.sign(files[SUMS])
-    data = bundle_bytes(top_folder(loaded.sha256), files, mtime=mtime)
+    # Compress while the input is evaluated (zlib releases the GIL); the bytes are written only
+    # once the results file equals the recomputation.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
+        require_recomputed(results, recorded, evaluate(loaded.data), f"results file {results_path!r}")
+        data = compressing.result()
     write_exclusive(bundle_path, data)
     return sha256_hex(data)
