@@ -398,3 +398,18 @@ def test_archive_rejects_an_input_that_is_not_json_text(data: bytes, rule: str, 
     assert rule in err
     assert err.count("\n") == 1
     assert not (tmp_path / "x.tar.gz").exists()
+
+
+def test_verify_archive_runs_within_400_mb_of_address_space(made: Path) -> None:
+    """Issue 11: the strict reader allocates what the data needs, never the 1 GiB or 4 GiB bounds."""
+    import resource  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (400_000 * 1024, 400_000 * 1024))
+
+    done = subprocess.run([sys.executable, "-m", "ablation", "verify-archive", str(made / "b.tar.gz")], cwd=REPO,
+                          capture_output=True, text=True, preexec_fn=limit, check=False)  # noqa: PLW1509  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"bundle {made / 'b.tar.gz'}: valid\n")
