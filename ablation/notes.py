@@ -15,7 +15,7 @@ the integer counts the results file records (hits, selections, omissions, case
 counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
 floats in ``result``.
 
-The results file is read as :mod:`ablation.archive` reads a bundled one (JSON,
+The results file is read as the bundle verifier reads a bundled one (:mod:`ablation.results_file`: JSON,
 nesting, shape, its own evaluator digest) and the values computed with are
 checked first (:func:`figures_problem`): a file that is not what ``ablation
 run`` writes is one line naming where, never a traceback. Recorded values that
