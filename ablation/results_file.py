@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from ablation.canonical import canonical_digest
 from ablation.errors import AblationError, IntegrityError
+from ablation.strictjson import MAX_DEPTH, WrittenJsonError, parse_written
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -27,11 +28,7 @@ __all__ = [
     "short",
 ]
 
-MAX_JSON_DEPTH = 256  # containers nested deeper in results.json or identity.json are refused
-# ablation writes integers (counts, byte sizes) and doubles, some of which ECMAScript spells
-# without an exponent up to 1e21; no literal it writes has more digits than the largest double.
-_MAX_INT_DIGITS = 309
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+MAX_JSON_DEPTH = MAX_DEPTH  # containers nested deeper in results.json or identity.json are refused
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # The members of a results file, in the order ``ablation run`` writes them (PRODUCT.md ``run``).
 RESULTS_MEMBERS = ("inputSha256", "inputGzipSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator")
@@ -53,83 +50,6 @@ def json_type(value: object) -> str:
         if isinstance(value, kind):
             return name
     return "a number"
-
-
-class _Unwritten(ValueError):
-    """JSON text that ablation never writes (raised by the decoder hooks)."""
-
-
-def _reject_constant(literal: str) -> object:
-    msg = f"{literal}, which is not JSON"
-    raise _Unwritten(msg)
-
-
-def _finite_float(literal: str) -> float:
-    value = float(literal)
-    if value in (float("inf"), float("-inf")):
-        msg = f"the number {short(literal, 40)}, too large for a double"
-        raise _Unwritten(msg)
-    return value
-
-
-def _bounded_int(literal: str) -> int:
-    digits = len(literal.lstrip("-"))
-    if digits > _MAX_INT_DIGITS:
-        msg = f"an integer of {digits} digits, beyond any double"
-        raise _Unwritten(msg)
-    return int(literal)
-
-
-def _unique_members(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    value = dict(pairs)
-    if len(value) != len(pairs):
-        seen: set[str] = set()
-        for name, _ in pairs:
-            if name in seen:
-                msg = f"an object with the member {short(json.dumps(name, ensure_ascii=False))} twice"
-                raise _Unwritten(msg)
-            seen.add(name)
-    return value
-
-
-_decoder = json.JSONDecoder(
-    object_pairs_hook=_unique_members,
-    parse_float=_finite_float,
-    parse_int=_bounded_int,
-    parse_constant=_reject_constant,
-)
-
-
-def _depth_within(value: object, limit: int) -> bool:
-    """Whether no container in ``value`` is nested deeper than ``limit`` (iterative: never recurses)."""
-    stack: list[tuple[object, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            if depth > limit:
-                return False
-            stack.extend((element, depth + 1) for element in (node.values() if isinstance(node, dict) else node))
-    return True
-
-
-def _decode(text: str, member: str, error: type[AblationError]) -> object:
-    """The parsed value of ``text``, or ``error`` naming ``member``; never a ``RecursionError``."""
-    try:
-        value = _decoder.decode(text)
-    except RecursionError:
-        value, deep = None, True
-    except _Unwritten as exc:
-        msg = f"{member}: holds {exc}; ablation never writes that"
-        raise error(msg) from None
-    except ValueError as exc:
-        msg = f"{member}: not JSON ({short(str(exc), 160)})"
-        raise error(msg) from None
-    else:
-        deep = not _depth_within(value, MAX_JSON_DEPTH)
-    if deep:
-        msg = f"{member}: containers nested deeper than {MAX_JSON_DEPTH} levels; ablation never writes that"
-        raise error(msg)
-    return value
 
 
 def parse_json_file(data: bytes, member: str, error: type[AblationError] = IntegrityError) -> object:
@@ -157,14 +77,16 @@ def parse_json_file(data: bytes, member: str, error: type[AblationError] = Integ
     except UnicodeDecodeError as exc:
         msg = f"{member}: not UTF-8 text (byte {exc.start})"
         raise error(msg) from None
-    value = _decode(text, member, error)
-    if _SURROGATE_ESCAPE.search(text) is not None:
-        try:
-            json.dumps(value, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            msg = f"{member}: a string holds a lone surrogate escape, which UTF-8 cannot hold"
-            raise error(msg) from None
-    return value
+    try:
+        return parse_written(text)
+    except WrittenJsonError as exc:
+        if exc.kind == "grammar":
+            msg = f"{member}: not JSON ({short(str(exc), 160)})"
+        elif exc.kind == "unwritten":
+            msg = f"{member}: holds {exc}; ablation never writes that"
+        else:
+            msg = f"{member}: {exc}"
+        raise error(msg) from None
 
 
 def _check_identity_digest(identity: object, where: str, member: str, error: type[AblationError]) -> dict[str, object]:
