@@ -545,7 +545,8 @@ class WrittenJsonError(ValueError):
 def _written_float(literal: str) -> float:
     value = float(literal)
     if math.isinf(value):
-        raise WrittenJsonError(f"the number {literal[:39] + '…' if len(literal) > 40 else literal}, too large for a double")
+        shown = literal[:39] + "…" if len(literal) > 40 else literal
+        raise WrittenJsonError(f"the number {shown}, too large for a double")
     return value
 
 
@@ -567,7 +568,8 @@ def _written_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
         for name, _ in pairs:
             if name in seen:
                 shown = json.dumps(name, ensure_ascii=False)
-                raise WrittenJsonError(f"an object with the member {shown[:79] + '…' if len(shown) > 80 else shown} twice")
+                shown = shown[:79] + "…" if len(shown) > 80 else shown
+                raise WrittenJsonError(f"an object with the member {shown} twice")
             seen.add(name)
     return obj
 

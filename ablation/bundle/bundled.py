@@ -39,8 +39,8 @@ def check_layout(contents: BundleContents) -> str:
         IntegrityError: ``<top>/<path>: …`` for the first problem.
     """
     top = contents.top
-    problems = [f"{top}/{required}: missing from the bundle"
-                for required in (SUMS, "results.json", "identity.json", INDEX) if required not in contents.digests]  # fmt: skip
+    required = (SUMS, "results.json", "identity.json", INDEX)
+    problems = [f"{top}/{name}: missing from the bundle" for name in required if name not in contents.digests]
     inputs = sorted((p for p in contents.digests if p.startswith("input/")), key=utf8_key)
     if len(inputs) != 1 or inputs[0].count("/") != 1:
         listing = ", ".join(shown(p) for p in inputs[:8]) or "none"
