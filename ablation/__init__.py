@@ -9,7 +9,7 @@ Pipeline (one module per concept): :mod:`ablation.strictjson` (bytes → values)
 → :mod:`ablation.contracts` (values → frozen records) → :mod:`ablation.experiment`
 → :mod:`ablation.selection` → :mod:`ablation.metrics` → :mod:`ablation.result`
 → :mod:`ablation.gates`, :mod:`ablation.output`, :mod:`ablation.identity`,
-:mod:`ablation.archive`.
+:mod:`ablation.results_file`, :mod:`ablation.bundle` (the evidence bundle), :mod:`ablation.notes`.
 """
 
 __all__ = ["PACKAGE_NAME", "__version__"]

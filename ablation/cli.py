@@ -256,11 +256,9 @@ def _cmd_identity(_args: argparse.Namespace) -> int:
 
 def _cmd_archive(args: argparse.Namespace) -> int:
     _require_closure()
-    from ablation import archive  # noqa: PLC0415
-    from ablation.output import refuse_existing  # noqa: PLC0415
+    from ablation.bundle.writer import create_bundle  # noqa: PLC0415
 
-    refuse_existing(args.bundle)
-    digest = archive.create_bundle(
+    digest = create_bundle(
         input_path=args.input, results_path=args.results, bundle_path=args.bundle,
         evidence_paths=list(args.evidence), sign_key_path=args.sign_key,
     )  # fmt: skip
@@ -270,18 +268,18 @@ def _cmd_archive(args: argparse.Namespace) -> int:
 
 def _cmd_verify_archive(args: argparse.Namespace) -> int:
     _require_closure()
-    from ablation import archive  # noqa: PLC0415
+    from ablation.bundle.verifier import verify_bundle  # noqa: PLC0415
 
-    report = archive.verify_bundle(args.bundle, public_key_path=args.public_key)
+    report = verify_bundle(args.bundle, public_key_path=args.public_key)
     print(report.render())
     return 0
 
 
 def _cmd_keygen(args: argparse.Namespace) -> int:
     _require_closure()
-    from ablation import archive  # noqa: PLC0415
+    from ablation.bundle.keys import keygen  # noqa: PLC0415
 
-    archive.keygen(args.private_key, args.public_key)
+    keygen(args.private_key, args.public_key)
     print(f"wrote {args.private_key} and {args.public_key}")
     return 0
 

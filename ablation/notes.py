@@ -15,7 +15,7 @@ the integer counts the results file records (hits, selections, omissions, case
 counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
 floats in ``result``.
 
-The results file is read as :mod:`ablation.archive` reads a bundled one (JSON,
+The results file is read as the bundle verifier reads a bundled one (:mod:`ablation.results_file`: JSON,
 nesting, shape, its own evaluator digest) and the values computed with are
 checked first (:func:`figures_problem`): a file that is not what ``ablation
 run`` writes is one line naming where, never a traceback. Recorded values that
@@ -32,6 +32,7 @@ from fractions import Fraction
 from ablation.canonical import js_number, sha256_hex
 from ablation.errors import IntegrityError, UsageError
 from ablation.output import read_file
+from ablation.results_file import check_input_hashes, load_results
 from ablation.strictjson import MAX_SAFE_INTEGER, child
 
 __all__ = ["build_notes", "figures_problem", "render_notes"]
@@ -806,7 +807,7 @@ def figures_problem(recorded: Mapping[str, object]) -> str | None:
 def render_notes(*, results_path: str, bundle_path: str | None = None, image_digest: str | None = None) -> str:
     """Read a results file (and the bundle it was archived in) and draft the review notes.
 
-    The results file is read with :func:`ablation.archive.load_results` (never
+    The results file is read with :func:`ablation.results_file.load_results` (never
     a traceback: not JSON, nested too deep, the wrong shape are one line) and
     :func:`figures_problem`. With ``--bundle`` the bundle must hold the same
     results bytes, and the results file must name the bundled input's hashes
@@ -828,7 +829,7 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
 
     Side effects: reads the files.
     """
-    from ablation.archive import bundled_input, check_input_hashes, load_results, read_bundle  # noqa: PLC0415
+    from ablation.bundle.bundled import read_bundled  # noqa: PLC0415 - the bundle's narrow reader interface
 
     data = read_file(results_path, "results file")
     shown = f"results file {results_path!r}"
@@ -839,13 +840,11 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
         raise UsageError(msg)
     bundle_sha = None
     if bundle_path is not None:
-        bundle = read_file(bundle_path, "bundle")
-        bundle_sha = sha256_hex(bundle)
-        contents = read_bundle(bundle)
-        if contents.files.get("results.json") != data:
-            msg = f"{contents.top}/results.json: the bundle {bundle_path!r} holds another results file than {results_path!r}"
+        bundled = read_bundled(bundle_path)
+        bundle_sha = bundled.bundle_sha256
+        if bundled.results != data:
+            msg = f"{bundled.top}/results.json: the bundle {bundle_path!r} holds another results file than {results_path!r}"
             raise IntegrityError(msg)
-        bundled = bundled_input(contents)
-        check_input_hashes(recorded, f"{contents.top}/results.json", f"{contents.top}/{bundled.member}",
-                           bundled.sha256, bundled.gzip_sha256)  # fmt: skip
+        check_input_hashes(recorded, f"{bundled.top}/results.json", f"{bundled.top}/{bundled.input.member}",
+                           bundled.input.sha256, bundled.input.gzip_sha256)  # fmt: skip
     return build_notes(recorded, results_sha256=sha256_hex(data), bundle_sha256=bundle_sha, image_digest=image_digest)

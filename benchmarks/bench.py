@@ -1,4 +1,4 @@
-"""``make bench`` (issue 6): wall time and peak RSS of verify, run and the floor.
+"""``make bench`` (issues 6, 11, 13): wall time and peak RSS of verify, run, archive, verify-archive and the floor.
 
 Usage, from anywhere (``make bench`` runs it with the ``.venv`` interpreter)::
 
@@ -12,6 +12,8 @@ alike:
 
 * ``python -m ablation verify --input F --input-sha256 H``
 * ``python -m ablation run --input F --input-sha256 H --output <new temporary file>``
+* ``python -m ablation archive --input F --results <that run's output> --bundle <new temporary file>``
+* ``python -m ablation verify-archive <that bundle>``
 * ``python benchmarks/floor.py F`` (read, SHA-256, ``json.loads`` of the file and
   of every embedded raw JSON text)
 
@@ -22,8 +24,9 @@ the launcher described below): wall time is measured around it, and its rusage
 gives the peak RSS (``ru_maxrss``) and CPU time (user + system; less sensitive
 to other load than wall time).
 
-It prints a table of medians per command and scale, with the ratios run/floor
-and verify/floor, and writes the same figures, every single measurement, the load
+It prints a table of medians per command and scale, with the ratios to the floor,
+then archive/run and verify-archive/run (issue 13: wall at most 1.8 and 1.3 at
+L; issue 11: verify-archive peak RSS at most 1.5 × run's), and writes the same figures, every single measurement, the load
 average before and after, and the machine and checkout state as JSON. Figures
 only: nothing is asserted about them, and the exit status is non-zero only when
 a command fails or an input cannot be made.
@@ -60,7 +63,9 @@ BENCH_DIR = ROOT / "benchmarks"
 DATA_DIR = BENCH_DIR / "data"
 DEFAULT_JSON = BENCH_DIR / "results" / "bench.json"
 SCALE_NAMES = ("S", "M", "L")
-COMMANDS = ("verify", "run", "floor")
+COMMANDS = ("verify", "run", "archive", "verify-archive", "floor")
+#: Commands compared with ``run`` (issue 13 wall bounds, issue 11 RSS bound), for reference only.
+RUN_BOUNDS = {"archive": {"wall": 1.8}, "verify-archive": {"wall": 1.3, "rss": 1.5}}
 MIB = 1024 * 1024
 #: The bounds issue 6 sets at L, printed beside the ratios for reference only.
 ISSUE_BOUNDS = {"wall": 4.0, "rss": 2.0}
@@ -178,6 +183,11 @@ def measure(argv: list[str], workdir: Path) -> Measurement:
 
 def _argv(command: str, path: Path, sha256: str, output: Path) -> list[str]:
     py = sys.executable
+    bundle = output.with_name(output.name.replace(".results.json", ".bundle.tar.gz"))
+    if command == "archive":
+        return [py, "-m", "ablation", "archive", "--input", str(path), "--results", str(output), "--bundle", str(bundle)]
+    if command == "verify-archive":
+        return [py, "-m", "ablation", "verify-archive", str(bundle)]
     if command == "verify":
         return [py, "-m", "ablation", "verify", "--input", str(path), "--input-sha256", sha256]
     if command == "run":
@@ -198,7 +208,9 @@ def bench_scale(scale: str, path: Path, sha256: str, runs: int) -> dict[str, obj
                 samples[command].append(m)
                 if command == "run":
                     run_outputs.add(m.stdout.split()[0] if m.stdout.split() else "")
+                if command == "verify-archive":  # the run's output and its bundle are no longer needed
                     output.unlink(missing_ok=True)
+                    output.with_name(output.name.replace(".results.json", ".bundle.tar.gz")).unlink(missing_ok=True)
                 _log(f"bench: {scale} {command:<6} run {i}/{runs}: {m.wall_s:7.2f} s wall, {m.cpu_s:7.2f} s cpu, "
                      f"{m.peak_rss_mib:8.1f} MiB, load {os.getloadavg()[0]:.2f}")  # fmt: skip
     medians = {
@@ -218,8 +230,15 @@ def bench_scale(scale: str, path: Path, sha256: str, runs: int) -> dict[str, obj
             "cpu": round(medians[c]["cpuS"] / floor["cpuS"], 3),
             "rss": round(medians[c]["peakRssMiB"] / floor["peakRssMiB"], 3),
         }
-        for c in ("run", "verify")
+        for c in COMMANDS
+        if c != "floor"
     }
+    run = medians["run"]
+    ratios.update({
+        f"{c}/run": {"wall": round(medians[c]["wallS"] / run["wallS"], 3),
+                     "rss": round(medians[c]["peakRssMiB"] / run["peakRssMiB"], 3)}
+        for c in RUN_BOUNDS
+    })  # fmt: skip
     return {
         "scale": scale,
         "input": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
@@ -255,7 +274,7 @@ def _ablation_path() -> str:
 def render_table(results: list[dict[str, object]]) -> str:
     """The printed table: medians per command and scale, then the ratios."""
     lines = [
-        f"{'scale':<5} {'input MiB':>9} {'command':<7} {'wall s':>8} {'cpu s':>8} {'peak RSS MiB':>12}"
+        f"{'scale':<5} {'input MiB':>9} {'command':<14} {'wall s':>8} {'cpu s':>8} {'peak RSS MiB':>12}"
         f"  {'wall/floor':>10} {'cpu/floor':>9} {'RSS/floor':>9}",
     ]
     lines.append("-" * len(lines[0]))
@@ -269,8 +288,10 @@ def render_table(results: list[dict[str, object]]) -> str:
             ratio = f"  {r['wall']:>10.2f} {r['cpu']:>9.2f} {r['rss']:>9.2f}" if r else f"  {'—':>10} {'—':>9} {'—':>9}"
             lines.append(
                 f"{result['scale'] if command == COMMANDS[0] else '':<5} {size if command == COMMANDS[0] else '':>9} "
-                f"{command:<7} {m['wallS']:>8.2f} {m['cpuS']:>8.2f} {m['peakRssMiB']:>12.1f}{ratio}"
+                f"{command:<14} {m['wallS']:>8.2f} {m['cpuS']:>8.2f} {m['peakRssMiB']:>12.1f}{ratio}"
             )
+        lines.extend(f"{'':<5} {'':>9} {c + '/run':<18} wall {ratios[f'{c}/run']['wall']:.2f}, "
+                     f"peak RSS {ratios[f'{c}/run']['rss']:.2f}" for c in RUN_BOUNDS)  # fmt: skip
     return "\n".join(lines)
 
 
@@ -329,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{str(git_after.get('head'))[:12]}; ablation/ changes {len(git_before.get('ablationChanges', []))} -> "
               f"{len(git_after.get('ablationChanges', []))}); the figures may mix two versions.")  # fmt: skip
     print(f"issue 6 bounds at L (for reference, not checked): run/floor wall <= {ISSUE_BOUNDS['wall']:g}, "
-          f"peak RSS <= {ISSUE_BOUNDS['rss']:g}.")  # fmt: skip
+          f"peak RSS <= {ISSUE_BOUNDS['rss']:g}; issues 13 and 11: archive/run wall <= 1.8, "
+          "verify-archive/run wall <= 1.3 and peak RSS <= 1.5.")  # fmt: skip
     report = {
         "schema": "ablation-bench/1",
         "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
@@ -341,6 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         "loadAverage": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after]},
         "harnessPeakRssMiB": round(harness_rss, 2),
         "issueBounds": ISSUE_BOUNDS,
+        "runBounds": RUN_BOUNDS,
         "results": results,
         "table": table,
     }

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ablation import archive
+from ablation.bundle import layout, reader, sums, tarformat
 from ablation.canonical import canonical_digest
 from ablation.cli import main
 
@@ -104,7 +104,7 @@ def _sha(path: Path) -> str:
 
 
 def test_archive_writes_the_layout_of_product_md(bundle: Path, run_dir: Path) -> None:
-    top = archive.top_folder(hashlib.sha256((run_dir / "prepared.json").read_bytes()).hexdigest())
+    top = layout.top_folder(hashlib.sha256((run_dir / "prepared.json").read_bytes()).hexdigest())
     with tarfile.open(bundle, "r:gz") as tar:
         names = tar.getnames()
         files = {m.name[len(top) + 1 :]: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
@@ -323,7 +323,7 @@ def test_names_with_unicode_line_breaks_archive_and_verify(run_dir: Path, tmp_pa
 @pytest.mark.parametrize("char", UNICODE_LINE_BREAKS)
 def test_sums_lines_split_on_newline_only(char: str) -> None:
     files = {f"extra/a{char}b": b"x", "results.json": b"{}"}
-    assert archive._parse_sums(archive.render_sums(files), "SHA256SUMS") == {  # noqa: SLF001
+    assert sums.parse_sums(sums.render_sums(files), "SHA256SUMS") == {
         name: hashlib.sha256(data).hexdigest() for name, data in files.items()
     }
 
@@ -357,7 +357,7 @@ def _write_members(path: Path, members: list[Member]) -> None:
             if data is not None:
                 info.size = len(data)
             tar.addfile(info, io.BytesIO(data) if data is not None else None)
-    path.write_bytes(gzip.compress(raw.getvalue(), mtime=0))
+    path.write_bytes(tarformat.compress([raw.getvalue()]))
 
 
 def _top(members: list[Member]) -> str:
@@ -725,7 +725,7 @@ def test_unreadable_bundle_fails_with_integrity_error(data: bytes, expected: str
 def test_truncated_bundle_fails(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     raw = gzip.decompress(bundle.read_bytes())
     path = tmp_path / "truncated.tar.gz"
-    path.write_bytes(gzip.compress(raw[: len(raw) // 2], mtime=0))
+    path.write_bytes(tarformat.compress([raw[: len(raw) // 2]]))
     assert _cli("verify-archive", path) == 3
     assert "ablation: " in capsys.readouterr().err
 
@@ -733,14 +733,14 @@ def test_truncated_bundle_fails(bundle: Path, tmp_path: Path, capsys: pytest.Cap
 def test_appended_garbage_after_the_tar_fails(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     raw = gzip.decompress(bundle.read_bytes())
     path = tmp_path / "appended.tar.gz"
-    path.write_bytes(gzip.compress(raw + b"garbage" + b"\0" * 505, mtime=0))
+    path.write_bytes(tarformat.compress([raw + b"garbage" + b"\0" * 505]))
     assert _cli("verify-archive", path) == 3
     assert "not a tar header" in capsys.readouterr().err
 
 
 def test_oversize_member_is_rejected_before_reading(monkeypatch: pytest.MonkeyPatch, bundle: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    monkeypatch.setattr(archive, "MAX_MEMBER_BYTES", 100)
+    monkeypatch.setattr(reader, "MAX_MEMBER_BYTES", 100)
     assert _cli("verify-archive", bundle) == 3
     assert "over the 1 GiB member limit" in capsys.readouterr().err
 
@@ -887,11 +887,11 @@ def test_realistic_input_archives_deterministically(tmp_path: Path, capsys: pyte
 
 
 def test_pad_width_grows_with_the_array() -> None:
-    files, index = archive.derive_evidence(
+    files, index = layout.derive_evidence(
         {"repositories": [], "cases": [{"id": str(k), "repositoryId": "r", "structuralEvidence": None} for k in range(10_001)]},
         input_sha256="0" * 64, input_member="input/x.json",
     )  # fmt: skip
     assert files == ()
     cases = json.loads(index)["cases"]
     assert cases[10_000]["notExtracted"][0]["origin"] == "/cases/10000/structuralEvidence"
-    assert archive._pad_width(10_001) == 5  # noqa: SLF001
+    assert layout.pad_width(10_001) == 5

@@ -1,0 +1,132 @@
+"""What a read bundle holds: its layout checked, its input, and the narrow interface ``notes`` uses.
+
+``notes`` imports only :func:`read_bundled` (and its result type) from the
+bundle package: the bundle's bytes, its ``results.json`` and its input's hashes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zlib
+from dataclasses import dataclass
+
+from ablation.bundle.layout import INDEX, SIGNATURE, SUMS, shown, utf8_key
+from ablation.bundle.reader import BundleContents, read_bundle_file
+from ablation.canonical import sha256_hex
+from ablation.errors import IntegrityError
+from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES
+
+__all__ = ["Bundled", "BundledInput", "bundled_input", "check_layout", "fail", "read_bundled"]
+
+
+def fail(problems: list[str]) -> None:
+    """Raise the first of ``problems`` (saying how many more there are), if any.
+
+    Raises:
+        IntegrityError: ``<first problem>[ (and N more problems)]``.
+    """
+    if problems:
+        more = len(problems) - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise IntegrityError(problems[0] + suffix)
+
+
+def check_layout(contents: BundleContents) -> str:
+    """Required members present, nothing outside the layout; returns the input member (``input/<name>``).
+
+    Raises:
+        IntegrityError: ``<top>/<path>: …`` for the first problem.
+    """
+    top = contents.top
+    required = (SUMS, "results.json", "identity.json", INDEX)
+    problems = [f"{top}/{name}: missing from the bundle" for name in required if name not in contents.digests]
+    inputs = sorted((p for p in contents.digests if p.startswith("input/")), key=utf8_key)
+    if len(inputs) != 1 or inputs[0].count("/") != 1:
+        listing = ", ".join(shown(p) for p in inputs[:8]) or "none"
+        problems.append(f"{top}/input/: must hold exactly one file, holds {listing}")
+    fixed = {SUMS, SIGNATURE, "results.json", "identity.json"}
+    for path in sorted(contents.digests, key=utf8_key):
+        if path not in fixed and not path.startswith(("input/", "evidence/", "extra/")):
+            problems.append(f"{top}/{shown(path)}: not part of the bundle layout")
+    fail(problems)
+    return inputs[0]
+
+
+@dataclass(frozen=True, slots=True)
+class BundledInput:
+    """The prepared input a bundle holds.
+
+    Attributes:
+        member: ``input/<name>``.
+        data: its JSON bytes (decompressed for a ``.gz`` file).
+        sha256: hex SHA-256 of ``data``.
+        gzip_sha256: hex SHA-256 of a ``.gz`` file as bundled, else ``None``.
+    """
+
+    member: str
+    data: bytes
+    sha256: str
+    gzip_sha256: str | None
+
+
+def _gunzip_bounded(data: bytes, limit: int, member: str) -> bytes:
+    """Decompress in 1 MiB reads (never allocating the bound up front), at most ``limit`` bytes."""
+    parts: list[bytes] = []
+    total = 0
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as stream:
+            while chunk := stream.read(1 << 20):
+                total += len(chunk)
+                if total > limit:
+                    msg = f"{member}: decompresses to more than {limit} bytes"
+                    raise IntegrityError(msg)
+                parts.append(chunk)
+    except (OSError, EOFError, zlib.error) as exc:
+        msg = f"{member}: not a readable gzip stream ({exc})"
+        raise IntegrityError(msg) from None
+    return b"".join(parts)
+
+
+def bundled_input(contents: BundleContents) -> BundledInput:
+    """The bundle's input after the layout check.
+
+    Raises:
+        IntegrityError: a member missing or outside the layout, or a ``.gz``
+            input that does not decompress within the input bound.
+    """
+    member = check_layout(contents)
+    as_given = contents.files[member]
+    if not member.endswith(".gz"):
+        return BundledInput(member=member, data=as_given, sha256=contents.digests[member], gzip_sha256=None)
+    data = _gunzip_bounded(as_given, DEFAULT_MAX_INPUT_BYTES, f"{contents.top}/{shown(member)}")
+    return BundledInput(member=member, data=data, sha256=sha256_hex(data), gzip_sha256=contents.digests[member])
+
+
+@dataclass(frozen=True, slots=True)
+class Bundled:
+    """What ``notes --bundle`` needs of a bundle.
+
+    Attributes:
+        top: the top folder.
+        bundle_sha256: hex SHA-256 of the bundle file.
+        results: the bytes of its ``results.json``.
+        input: its input.
+    """
+
+    top: str
+    bundle_sha256: str
+    results: bytes
+    input: BundledInput
+
+
+def read_bundled(path: str) -> Bundled:
+    """Read a bundle strictly (:func:`ablation.bundle.reader.read_bundle`) and check its layout.
+
+    Raises:
+        UsageError: the file cannot be read (exit 2).
+        IntegrityError: anything :func:`read_bundle` or :func:`check_layout` refuses (exit 3).
+    """
+    contents = read_bundle_file(path)
+    bundled = bundled_input(contents)
+    return Bundled(contents.top, contents.bundle_sha256, contents.files["results.json"], bundled)

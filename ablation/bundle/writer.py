@@ -1,0 +1,264 @@
+"""``ablation archive``: write the evidence bundle of one input and its results file.
+
+The bundle's bytes depend only on its contents (and on the zlib that
+compresses them): see :mod:`ablation.bundle.tarformat` for the format and
+:mod:`ablation.bundle.layout` for the layout. ``--evidence`` never follows a
+symbolic link, given directly or found inside a folder. PRODUCT.md "Evidence bundle".
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from ablation.bundle.keys import load_private_key
+from ablation.bundle.layout import INDEX, MAX_MEMBER_BYTES, SIGNATURE, SUMS, check_name, derive_evidence, top_folder
+from ablation.bundle.layout import utf8_key
+from ablation.bundle.recompute import require_recomputed
+from ablation.bundle.sums import render_sums
+from ablation.bundle.tarformat import MAX_MTIME, bundle_bytes
+from ablation.canonical import sha256_hex
+from ablation.errors import IntegrityError, UsageError
+from ablation.output import dumps, read_file, refuse_existing, write_exclusive
+from ablation.pipeline import LoadedInput, evaluate, load_input
+from ablation.results_file import check_input_hashes, load_results
+from ablation.strictjson import JsonGrammarError, Utf8Error, decode_utf8, parse_text
+
+__all__ = ["create_bundle", "source_date_epoch"]
+
+
+def source_date_epoch(environ: Mapping[str, str]) -> int:
+    """The members' mtime: ``SOURCE_DATE_EPOCH`` when set and not empty, else 0.
+
+    Raises:
+        UsageError: not a decimal integer from 0 to 8589934591 (the largest
+            value of the tar mtime field; a milliseconds epoch is out of range).
+    """
+    value = environ.get("SOURCE_DATE_EPOCH", "")
+    if value == "":
+        return 0
+    if not (value.isascii() and value.isdigit() and len(value) <= len(str(MAX_MTIME)) and int(value) <= MAX_MTIME):
+        shown = value if len(value) <= 40 else f"{value[:40]}… ({len(value)} characters)"
+        msg = (f"SOURCE_DATE_EPOCH must be a decimal integer from 0 to {MAX_MTIME} (seconds since 1970, "
+               f"the range of the tar mtime field), got {shown!r}")  # fmt: skip
+        raise UsageError(msg)
+    return int(value)
+
+
+def _evidence_name(given: str) -> str:
+    name = Path(given).name
+    if name in ("", ".", ".."):
+        name = Path(os.path.abspath(given)).name
+    if not name:
+        msg = f"cannot name --evidence {given!r} in the bundle"
+        raise UsageError(msg)
+    return name
+
+
+def _read_regular(path: Path, shown: str) -> bytes:
+    """The bytes of a regular file, opened without following a symbolic link (``O_NOFOLLOW``)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        if path.is_symlink():
+            msg = f"--evidence {shown!r} is a symbolic link; only regular files are archived"
+            raise UsageError(msg) from None
+        msg = f"cannot read --evidence {shown!r}: {exc.strerror or exc}"
+        raise UsageError(msg) from None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                msg = f"--evidence {shown!r} is not a regular file"
+                raise UsageError(msg)
+            if info.st_size > MAX_MEMBER_BYTES:
+                msg = f"--evidence file {shown!r} is larger than 1 GiB"
+                raise UsageError(msg)
+            return handle.read()
+        except OSError as exc:
+            msg = f"cannot read --evidence {shown!r}: {exc.strerror or exc}"
+            raise UsageError(msg) from None
+
+
+def _folder_files(path: Path, given: str) -> list[tuple[str, Path]]:
+    """The regular files below an ``--evidence`` folder, as (relative path, path), sorted by UTF-8."""
+    found: list[tuple[str, Path]] = []
+    for folder, dirs, names in os.walk(path, followlinks=False):
+        dirs.sort()
+        for entry in sorted(names) + [d for d in dirs if Path(folder, d).is_symlink()]:
+            full = Path(folder, entry)
+            rel = full.relative_to(path).as_posix()
+            if full.is_symlink():
+                msg = f"--evidence {given!r} holds a symbolic link {rel!r}; only regular files are archived"
+                raise UsageError(msg)
+            if not full.is_file():
+                msg = f"--evidence {given!r} holds {rel!r}, which is not a regular file"
+                raise UsageError(msg)
+            found.append((rel, full))
+    return sorted(found, key=lambda item: utf8_key(item[0]))
+
+
+def _check_given(path: Path, given: str) -> None:
+    if path.is_symlink():
+        msg = (f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
+               "(give the file or folder it points to)")  # fmt: skip
+        raise UsageError(msg)
+    if not path.exists():
+        msg = f"--evidence {given!r} does not exist"
+        raise UsageError(msg)
+    if not path.is_dir() and not path.is_file():
+        msg = f"--evidence {given!r} is not a regular file or a folder"
+        raise UsageError(msg)
+
+
+def collect_extras(paths: Iterable[str]) -> dict[str, bytes]:
+    """``extra/<name>`` for each ``--evidence`` file; a folder gives its regular files, relative paths kept.
+
+    Symbolic links are never followed: an ``--evidence`` path that is itself a
+    symbolic link (to a file or a folder) is refused, like a symbolic link
+    inside a folder, since either could point anywhere; archive the target
+    instead. Only the last component counts: the folders leading to the path
+    may be links. Special files (fifos, devices, sockets) are refused; empty
+    folders are not recorded. Each file is opened with ``O_NOFOLLOW``, so a
+    file swapped for a link after the check is refused too.
+
+    Raises:
+        UsageError: unreadable path, a symlink given or inside a folder, a
+            special file, an unlistable name (see :func:`check_name`), or two
+            evidence files with the same bundle path.
+    """
+    extras: dict[str, bytes] = {}
+
+    def add(rel: str, data: bytes, given: str) -> None:
+        check_name(rel, "evidence file")
+        key = f"extra/{rel}"
+        if key in extras or any(k.startswith(key + "/") or key.startswith(k + "/") for k in extras):
+            msg = f"--evidence {given!r} collides with another evidence file at {key!r}"
+            raise UsageError(msg)
+        extras[key] = data
+
+    for given in paths:
+        name = _evidence_name(given)
+        path = Path(given)
+        _check_given(path, given)
+        if not path.is_dir():
+            add(name, _read_regular(path, given), given)
+            continue
+        for rel, full in _folder_files(path, given):
+            add(f"{name}/{rel}", _read_regular(full, str(full)), given)
+    return extras
+
+
+def _compressed_input(input_path: str, gzip_sha256: str) -> bytes:
+    """The ``.gz`` input file as given (``load_input`` keeps only its decompressed bytes), re-read and re-hashed.
+
+    Raises:
+        IntegrityError: the file changed after ``load_input`` hashed it (exit 3).
+    """
+    as_given = read_file(input_path, "input")
+    if sha256_hex(as_given) != gzip_sha256:
+        msg = f"input {input_path!r} changed while it was being archived"
+        raise IntegrityError(msg)
+    return as_given
+
+
+def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -> tuple[bytes, dict[str, object]]:
+    """The results file's bytes and parsed value, once it is one and names the input's hashes.
+
+    Raises:
+        UsageError: unreadable, not a results file (exit 2).
+        IntegrityError: another input's, or a foreign evaluator digest (exit 3).
+    """
+    results = read_file(results_path, "results file")
+    shown = f"results file {results_path!r}"
+    recorded = load_results(results, shown, UsageError)
+    check_input_hashes(recorded, shown, input_name, loaded.sha256, loaded.gzip_sha256)
+    return results, recorded
+
+
+def _contents(input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes,
+              identity: bytes) -> dict[str, bytes]:  # fmt: skip
+    """The bundle's files below the top folder, before ``extra/``, ``SHA256SUMS`` and the signature.
+
+    Raises:
+        InputRejected / RejectedInput: the input is not JSON text at all (exit 4).
+    """
+    try:
+        parsed = parse_text(decode_utf8(loaded.data))
+    except (JsonGrammarError, Utf8Error):
+        evaluate(loaded.data)  # raises the rejection that names the rule
+        raise
+    evidence, index = derive_evidence(
+        parsed.value, input_sha256=loaded.sha256, input_member=input_member, violations=parsed.violations
+    )
+    files = {input_member: as_given, "results.json": results, "identity.json": identity, INDEX: index}
+    files.update((f.path, f.data) for f in evidence)
+    return files
+
+
+def create_bundle(
+    *,
+    input_path: str,
+    results_path: str,
+    bundle_path: str,
+    evidence_paths: Sequence[str] = (),
+    sign_key_path: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """Write the evidence bundle of one input and its results file; its bare hex SHA-256.
+
+    Steps: refuse an existing bundle; read the signing key and ``--evidence``
+    files; read the input (a ``.json.gz`` is decompressed; the bundle keeps the
+    file as given); the results file must be one (not JSON or the wrong shape
+    is a usage error), name the input's hashes, and equal the recomputation
+    byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
+    ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz
+    with exclusive create. The tar.gz is compressed in a second thread while
+    the input is evaluated, and written only once the recomputation matched.
+
+    Args:
+        input_path: the prepared input (``.json`` or ``.json.gz``).
+        results_path: an existing results file of that input.
+        bundle_path: the new bundle (never overwritten).
+        evidence_paths: extra files or folders, archived below ``extra/``.
+        sign_key_path: an Ed25519 PEM private key; signs ``SHA256SUMS``.
+        environ: the environment (default ``os.environ``), read for ``SOURCE_DATE_EPOCH``.
+
+    Raises:
+        OutputRefused: the bundle exists or cannot be written (exit 5).
+        IntegrityError: the results file names another input, records an
+            evaluator digest that is not its own, or differs from the recomputation (exit 3).
+        InputRejected / RejectedInput: the input does not validate (exit 4).
+        UsageError: unreadable files, a results file that is not one, a bad
+            or weak key, a bad ``SOURCE_DATE_EPOCH``, an unlistable file name,
+            an ``--evidence`` path that is a symbolic link (exit 2).
+
+    Side effects: reads the inputs; creates ``bundle_path``.
+    """
+    from ablation.identity import evaluator_identity  # noqa: PLC0415 - measured only when archiving
+
+    refuse_existing(bundle_path)
+    mtime = source_date_epoch(os.environ if environ is None else environ)
+    signer = load_private_key(sign_key_path) if sign_key_path is not None else None
+    extras = collect_extras(evidence_paths)
+    input_name = Path(input_path).name
+    check_name(input_name, "input file name")
+    loaded = load_input(input_path)
+    as_given = loaded.data if loaded.gzip_sha256 is None else _compressed_input(input_path, loaded.gzip_sha256)
+    results, recorded = _recorded_results(results_path, loaded, f"input {input_path!r}")
+    files = _contents(f"input/{input_name}", as_given, loaded, results, (dumps(evaluator_identity()) + "\n").encode())
+    files.update(extras)
+    files[SUMS] = render_sums(files)
+    if signer is not None:
+        files[SIGNATURE] = signer.sign(files[SUMS])
+    # Compress while the input is evaluated (zlib releases the GIL); the bytes are written only
+    # once the results file equals the recomputation.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
+        require_recomputed(results, recorded, evaluate(loaded.data), f"results file {results_path!r}")
+        data = compressing.result()
+    write_exclusive(bundle_path, data)
+    return sha256_hex(data)
