@@ -53,6 +53,12 @@ def _require_closure() -> None:
     check.require_sealed_closure()
 
 
+def _warn(warning: str | None) -> None:
+    """A durability warning of a written output (PRODUCT.md "Command line"), on stderr."""
+    if warning is not None:
+        print(f"ablation: warning: {warning}", file=sys.stderr)
+
+
 def _progress(message: str) -> None:
     """Progress for long work: on stderr, and only when stderr is a terminal (PRODUCT.md)."""
     if sys.stderr.isatty():
@@ -164,9 +170,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
     _progress(f"writing {args.output}")
     data = render_output(output_members(loaded, evaluation, _identity()))
-    warning = write_exclusive(args.output, data)
-    if warning is not None:
-        print(f"ablation: warning: {warning}", file=sys.stderr)
+    _warn(write_exclusive(args.output, data))
     print(f"{sha256_hex(data)}  {args.output}")
     _note_if_unsealed()
     return 0
@@ -258,10 +262,11 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.writer import create_bundle  # noqa: PLC0415
 
-    digest = create_bundle(
+    digest, warning = create_bundle(
         input_path=args.input, results_path=args.results, bundle_path=args.bundle,
         evidence_paths=list(args.evidence), sign_key_path=args.sign_key,
     )  # fmt: skip
+    _warn(warning)
     print(f"{digest}  {args.bundle}")
     return 0
 
@@ -279,7 +284,8 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.keys import keygen  # noqa: PLC0415
 
-    keygen(args.private_key, args.public_key)
+    for warning in keygen(args.private_key, args.public_key):
+        _warn(warning)
     print(f"wrote {args.private_key} and {args.public_key}")
     return 0
 

@@ -380,6 +380,9 @@ def test_one_changed_byte_in_a_loaded_stdlib_file_is_refused(private_env: Path, 
     original = (stdlib / "fractions.py").resolve()
     before = json.loads(_ablation(private_env, "identity").stdout)
     assert _run_example(private_env, tmp_path / "clean.json").returncode == 0
+    bundle = tmp_path / "before.tar.gz"
+    archived = _ablation(private_env, "archive", "--input", EXAMPLE, "--results", tmp_path / "clean.json", "--bundle", bundle)
+    assert archived.returncode == 0, archived.stderr
     _replace_symlink_with_edited_copy(stdlib / "fractions.py", b"#")
     try:
         # fractions decides the gates: loaded after start-up, checked before the output is written
@@ -392,6 +395,7 @@ def test_one_changed_byte_in_a_loaded_stdlib_file_is_refused(private_env: Path, 
         )
         _seal(private_env)
         after = json.loads(_ablation(private_env, "identity").stdout)
+        reviewed = _ablation(private_env, "verify-archive", bundle)
     finally:
         (stdlib / "fractions.py").unlink()
         (stdlib / "fractions.py").symlink_to(original)
@@ -403,6 +407,8 @@ def test_one_changed_byte_in_a_loaded_stdlib_file_is_refused(private_env: Path, 
         k: v for k, v in layers_before.items() if k != "stdlib"
     }
     assert after["identityDigest"] != before["identityDigest"]
+    assert reviewed.returncode == 0, reviewed.stderr
+    assert "identity: closure layers that differ: stdlib (equal: package, dependencies, interpreter)" in reviewed.stdout
 
 
 def test_one_changed_byte_in_a_mapped_shared_object_is_refused(private_env: Path) -> None:

@@ -74,8 +74,6 @@ def test_verify_run_and_archive_of_the_example_fit_in_400_mb(example: dict[str, 
     assert (tmp_path / "b.tgz").read_bytes() == example["bundle"].read_bytes()
 
 
-@pytest.mark.xfail(reason="the bundle reader (ablation/archive.py, rewritten in ablation/bundle/ on another branch) "
-                          "asks gzip for the bound up front", strict=False)  # fmt: skip
 def test_verify_archive_of_the_example_fits_in_400_mb(example: dict[str, Path]) -> None:
     _ok(_ablation(ROOMY, "verify-archive", example["bundle"]))
 

@@ -179,3 +179,25 @@ def test_no_descriptor_for_the_temporary_is_exit_6(
     assert _run(prepared, out) == 6
     assert capsys.readouterr().err.splitlines()[-1] == f"ablation: cannot write output {str(out)!r}: Too many open files"
     assert list(folder.iterdir()) == []
+
+
+def test_archive_and_keygen_print_their_durability_warnings_too(
+    prepared: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = folder / "results.json"
+    assert _run(prepared, results) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(ablation.output.os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
+    bundle = folder / "bundle.tar.gz"
+    assert main(["archive", "--input", str(prepared), "--results", str(results), "--bundle", str(bundle)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"{hashlib.sha256(bundle.read_bytes()).hexdigest()}  {bundle}\n"
+    assert captured.err == (
+        f"ablation: warning: output {str(bundle)!r} is complete, but its durability was not confirmed: "
+        f"could not fsync its folder {str(folder)!r} (Invalid argument)\n"
+    )
+    keys = folder / "k.pem", folder / "k.pub"
+    assert main(["keygen", "--private-key", str(keys[0]), "--public-key", str(keys[1])]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == f"wrote {keys[0]} and {keys[1]}\n"
+    assert [line.split(":")[1] for line in captured.err.splitlines()] == [" warning", " warning"]

@@ -131,8 +131,8 @@ def verifies(key: Ed25519PublicKey, signature: bytes, message: bytes) -> bool:
     return True
 
 
-def keygen(private_key_path: str, public_key_path: str) -> None:
-    """Make an Ed25519 key pair for signing bundles.
+def keygen(private_key_path: str, public_key_path: str) -> list[str]:
+    """Make an Ed25519 key pair for signing bundles; the durability warnings of the two writes.
 
     The private key is PEM PKCS#8 without encryption (mode 0600); the public
     key is PEM SubjectPublicKeyInfo.
@@ -153,9 +153,10 @@ def keygen(private_key_path: str, public_key_path: str) -> None:
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
     public = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-    write_exclusive(private_key_path, private, mode=0o600)
+    warnings = [write_exclusive(private_key_path, private, mode=0o600)]
     try:
-        write_exclusive(public_key_path, public)
+        warnings.append(write_exclusive(public_key_path, public))
     except OutputRefused:
         Path(private_key_path).unlink(missing_ok=True)
         raise
+    return [warning for warning in warnings if warning is not None]

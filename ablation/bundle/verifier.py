@@ -19,6 +19,7 @@ from ablation.bundle.layout import INDEX, SIGNATURE, SUMS, derive_evidence, show
 from ablation.bundle.reader import BundleContents, read_bundle_file
 from ablation.bundle.recompute import identity_differences, require_recomputed
 from ablation.canonical import sha256_hex
+from ablation.closure import LAYERS
 from ablation.errors import InputRejected, IntegrityError, RejectedInput
 from ablation.pipeline import evaluate
 from ablation.results_file import check_input_hashes, load_identity, load_results
@@ -27,6 +28,23 @@ from ablation.strictjson import decode_utf8, parse_text
 __all__ = ["CHECKS", "BundleReport", "verify_bundle"]
 
 SignatureStatus = Literal["verified", "unchecked", "absent"]
+
+
+def differing_layers(differences: tuple[str, ...]) -> str:
+    """Which closure layers (PRODUCT.md "evaluator") differ, as one phrase for the report.
+
+    >>> differing_layers(("/measured/closure/layers/stdlib/digest", "/measured/closure/manifestDigest"))
+    'that differ: stdlib (equal: package, dependencies, interpreter)'
+    >>> differing_layers(("/measured/closure/layers",))
+    'cannot be compared: one identity has no closure layers'
+    """
+    if any(d == "/measured/closure/layers" or d == "/measured/closure" for d in differences):
+        return "cannot be compared: one identity has no closure layers"
+    differ = [layer for layer in LAYERS if any(d.startswith(f"/measured/closure/layers/{layer}/") for d in differences)]
+    if not differ:
+        return "all equal"
+    equal = [layer for layer in LAYERS if layer not in differ]
+    return f"that differ: {', '.join(differ)}" + (f" (equal: {', '.join(equal)})" if equal else "")
 
 
 @dataclass(slots=True)
@@ -209,7 +227,8 @@ class BundleReport:
         more = len(self.identity_differences) - 8
         listed += f" and {more} more" if more > 0 else ""
         return (f"identity: identity.json DIFFERS from the current evaluator identity at {listed} "
-                "(reported, not an error: the result was recomputed here and matched)")  # fmt: skip
+                "(reported, not an error: the result was recomputed here and matched)\n"
+                f"identity: closure layers {differing_layers(self.identity_differences)}")  # fmt: skip
 
     def _signature_line(self) -> str:
         if self.signature == "verified":

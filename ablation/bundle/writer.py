@@ -207,8 +207,13 @@ def create_bundle(
     evidence_paths: Sequence[str] = (),
     sign_key_path: str | None = None,
     environ: Mapping[str, str] | None = None,
-) -> str:
-    """Write the evidence bundle of one input and its results file; its bare hex SHA-256.
+) -> tuple[str, str | None]:
+    """Write the evidence bundle of one input and its results file.
+
+    Returns:
+        ``(bare hex SHA-256 of the bundle, durability warning or None)``: the
+        warning says what could not be confirmed once the bundle was in place
+        (:func:`ablation.output.write_exclusive`).
 
     Steps: refuse an existing bundle; read the signing key and ``--evidence``
     files; read the input (a ``.json.gz`` is decompressed; the bundle keeps the
@@ -260,5 +265,5 @@ def create_bundle(
         compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
         require_recomputed(results, recorded, evaluate(loaded.data), f"results file {results_path!r}")
         data = compressing.result()
-    write_exclusive(bundle_path, data)
-    return sha256_hex(data)
+    warning = write_exclusive(bundle_path, data)
+    return sha256_hex(data), warning
