@@ -69,6 +69,11 @@ RUN_BOUNDS = {"archive": {"wall": 1.8}, "verify-archive": {"wall": 1.3, "rss": 1
 MIB = 1024 * 1024
 #: The bounds issue 6 sets at L, printed beside the ratios for reference only.
 ISSUE_BOUNDS = {"wall": 4.0, "rss": 2.0}
+#: The sealed entry point users run; without it, ``python -m ablation`` from the checkout.
+SEALED = ROOT / ".venv" / "bin" / "ablation"
+#: The start-up bound of issue 9 for ``ablation identity`` (closure check included), for reference only.
+STARTUP_BOUND_MS = 150
+_ABLATION: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -182,17 +187,24 @@ def measure(argv: list[str], workdir: Path) -> Measurement:
 
 
 def _argv(command: str, path: Path, sha256: str, output: Path) -> list[str]:
-    py = sys.executable
+    ablation = _ABLATION
     bundle = output.with_name(output.name.replace(".results.json", ".bundle.tar.gz"))
     if command == "archive":
-        return [py, "-m", "ablation", "archive", "--input", str(path), "--results", str(output), "--bundle", str(bundle)]
+        return [*ablation, "archive", "--input", str(path), "--results", str(output), "--bundle", str(bundle)]
     if command == "verify-archive":
-        return [py, "-m", "ablation", "verify-archive", str(bundle)]
+        return [*ablation, "verify-archive", str(bundle)]
     if command == "verify":
-        return [py, "-m", "ablation", "verify", "--input", str(path), "--input-sha256", sha256]
+        return [*ablation, "verify", "--input", str(path), "--input-sha256", sha256]
     if command == "run":
-        return [py, "-m", "ablation", "run", "--input", str(path), "--input-sha256", sha256, "--output", str(output)]
-    return [py, str(BENCH_DIR / "floor.py"), str(path)]
+        return [*ablation, "run", "--input", str(path), "--input-sha256", sha256, "--output", str(output)]
+    return [sys.executable, str(BENCH_DIR / "floor.py"), str(path)]
+
+
+def bench_startup(runs: int) -> dict[str, float]:
+    """Wall time of ``ablation identity`` (start-up, closure check included): median and minimum of ``runs``, in ms."""
+    with tempfile.TemporaryDirectory(prefix="ablation-bench-") as tmp:
+        walls = sorted(measure([*_ABLATION, "identity"], Path(tmp)).wall_s * 1000 for _ in range(runs))
+    return {"medianMs": round(statistics.median(walls), 1), "minMs": round(walls[0], 1), "runs": runs}
 
 
 def bench_scale(scale: str, path: Path, sha256: str, runs: int) -> dict[str, object]:
@@ -319,8 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     git_before = _git_state()
     recorded = _recorded_sha256()
-    ablation_path = _ablation_path()
-    _log(f"bench: {sys.executable} (Python {platform.python_version()}), ablation from {ablation_path}")
+    _ABLATION[:] = [str(SEALED)] if SEALED.is_file() else [sys.executable, "-m", "ablation"]
+    ablation_path = str(SEALED) if SEALED.is_file() else _ablation_path()
+    _log(f"bench: {sys.executable} (Python {platform.python_version()}), ablation: {' '.join(_ABLATION)} ({ablation_path})")
     _log(f"bench: load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, {os.cpu_count()} CPUs")
     results: list[dict[str, object]] = []
     try:
@@ -332,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             result = bench_scale(scale, path, sha256, args.runs)
             result["inputAsRecorded"] = recorded.get(scale) == sha256
             results.append(result)
+        startup = bench_startup(max(10, args.runs))
     except CommandFailed as exc:
         _log(f"bench: failed: {exc}")
         return 1
@@ -339,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     harness_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     table = render_table(results)
     print(table)
+    print(f"start-up: {' '.join(_ABLATION)} identity (closure check included): median {startup['medianMs']:.0f} ms, "
+          f"min {startup['minMs']:.0f} ms of {startup['runs']} runs (issue 9 bound, for reference: {STARTUP_BOUND_MS} ms)")
     print(
         f"medians of {args.runs} runs; MiB = 2^20 bytes; cpu = user + system. load average "
         f"{load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f} before, "
@@ -363,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         "loadAverage": {"before": [round(x, 2) for x in load_before], "after": [round(x, 2) for x in load_after]},
         "harnessPeakRssMiB": round(harness_rss, 2),
         "issueBounds": ISSUE_BOUNDS,
+        "startup": startup,
         "runBounds": RUN_BOUNDS,
         "results": results,
         "table": table,

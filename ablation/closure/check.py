@@ -41,6 +41,7 @@ from ablation.closure.layout import (
     LOCAL_FILES,
     Layout,
     current_layout,
+    list_files,
     loaded_files,
     mapped_executables,
     normalized_sha256,
@@ -196,7 +197,7 @@ def _process_files() -> list[str]:
     from (where its layer's manifest lists it), not again under its target.
     """
     loaded = {path for _, path in loaded_files()}
-    resolved = {os.path.realpath(path) for path in loaded}
+    resolved = {os.path.realpath(path) for path in loaded if not path.endswith((".py", ".pyc"))}
     return sorted(loaded | {path for path in mapped_executables(read_maps()) if path not in resolved})
 
 
@@ -215,24 +216,21 @@ def _check_isolation(environ: Mapping[str, str]) -> list[Problem]:
 
 def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
     """Step 2: site-packages holds exactly the owned files; the package's files are unchanged."""
-    site = package_dir.parent
     owned = {**manifest.layers["dependencies"], **manifest.layers["package"]}
     problems: list[Problem] = []
     seen: set[str] = set()
     manifest_rel = f"{package_dir.name}/{CLOSURE_MANIFEST}"
-    for root, dirs, files in os.walk(site, followlinks=False):
-        here = Path(root)
-        for name in [*files, *(d for d in dirs if (here / d).is_symlink())]:
-            relative = (here / name).relative_to(site).as_posix()
-            if relative == manifest_rel:
-                continue
-            layer = "package" if relative in manifest.layers["package"] else "dependencies"
-            seen.add(relative)
-            if (here / name).is_symlink() or not (here / name).is_file():
-                problems.append(Problem(relative, layer, "is not a regular file"))
-            elif relative not in owned:
-                stray = "runs code at every start (a .pth file)" if name.endswith(".pth") else "is owned by no runtime distribution"
-                problems.append(Problem(relative, layer, stray))
+    for relative, kind in list_files(str(package_dir.parent)):
+        if relative == manifest_rel:
+            continue
+        layer = "package" if relative in manifest.layers["package"] else "dependencies"
+        seen.add(relative)
+        if kind != "file":
+            problems.append(Problem(relative, layer, "is not a regular file"))
+        elif relative not in owned:
+            pth = relative.endswith(".pth")
+            stray = "runs code at every start (a .pth file)" if pth else "is owned by no runtime distribution"
+            problems.append(Problem(relative, layer, stray))
     for layer in ("package", "dependencies"):
         problems.extend(
             Problem(path, layer, "is missing")

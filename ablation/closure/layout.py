@@ -22,6 +22,7 @@ Roots (:class:`Layout`):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import sys
@@ -39,6 +40,7 @@ __all__ = [
     "normalized_sha256",
     "read_maps",
     "sha256_file",
+    "list_files",
     "walk_tree",
 ]
 
@@ -54,14 +56,26 @@ PREFIX_PLACEHOLDER = b"{prefix}"
 _OTHER_SITES = frozenset({"site-packages", "dist-packages"})
 
 
+_HASHED: dict[tuple[int, int, int, int, int], str] = {}
+
+
 def sha256_file(path: str | Path) -> str:
     """Bare hex SHA-256 of the bytes a file reads as (symlinks followed).
+
+    A file is read once per process: the digest is kept under its device,
+    inode, size and modification and change times, read from the open file, so
+    a file replaced or written in between is read again.
 
     Raises:
         OSError: the file cannot be opened or read.
     """
     with open(path, "rb") as stream:
-        return hashlib.file_digest(stream, "sha256").hexdigest()
+        info = os.fstat(stream.fileno())
+        key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        digest = _HASHED.get(key)
+        if digest is None:
+            digest = _HASHED[key] = hashlib.file_digest(stream, "sha256").hexdigest()
+        return digest
 
 
 def normalized_sha256(data: bytes, prefix: str, *, name: str = "") -> str:
@@ -114,11 +128,12 @@ class Layout:
             under no other root is ``system`` relative to ``/``. The path is
             tried as given first, then with every symlink resolved.
         """
-        for candidate in dict.fromkeys((os.path.abspath(path), os.path.realpath(path))):
-            found = self._locate_once(candidate)
-            if found is not None:
-                return found
-        return "system", os.path.realpath(path)[1:]
+        given = os.path.abspath(path)
+        found = self._locate_once(given)
+        if found is not None:
+            return found
+        resolved = os.path.realpath(path)
+        return self._locate_once(resolved) or ("system", resolved[1:])
 
     def _locate_once(self, path: str) -> tuple[str, str] | None:
         for root_name, root in self._roots():
@@ -132,15 +147,20 @@ class Layout:
             return root_name, relative
         return None
 
-    def _roots(self) -> Iterator[tuple[str, str]]:
+    def _roots(self) -> tuple[tuple[str, str], ...]:
         """Every root in its given and resolved forms, the deepest first."""
-        roots = [
-            (name, form)
-            for name, given in (("site", self.site), ("stdlib", self.stdlib), ("prefix", self.prefix))
-            for form in dict.fromkeys((given, os.path.realpath(given)))
-        ]
-        roots.sort(key=lambda pair: len(pair[1]), reverse=True)
-        yield from roots
+        return _roots(self.site, self.stdlib, self.prefix)
+
+
+@functools.cache
+def _roots(site: str, stdlib: str, prefix: str) -> tuple[tuple[str, str], ...]:
+    roots = [
+        (name, form)
+        for name, given in (("site", site), ("stdlib", stdlib), ("prefix", prefix))
+        for form in dict.fromkeys((given, os.path.realpath(given)))
+    ]
+    roots.sort(key=lambda pair: len(pair[1]), reverse=True)
+    return tuple(roots)
 
 
 def current_layout(package_dir: str | Path) -> Layout:
@@ -234,25 +254,42 @@ def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = fr
         skip_top: file names left out at the top of the folder (the closure manifest).
     """
     entries: list[TreeEntry] = []
-    top = folder.name
-    for root, dirs, files in os.walk(folder, followlinks=False):
-        here = Path(root)
-        rel_root = here.relative_to(folder).as_posix()
-        prefix = top if rel_root == "." else f"{top}/{rel_root}"
-        if skip_pycache:
-            dirs[:] = [d for d in dirs if d != "__pycache__"]
-        entries.extend(
-            TreeEntry(path=f"{prefix}/{name}", kind="symlink", sha256=None) for name in dirs if (here / name).is_symlink()
-        )
-        for name in files:
-            if rel_root == "." and name in skip_top:
-                continue
-            path = here / name
-            if path.is_symlink():
-                entries.append(TreeEntry(f"{prefix}/{name}", "symlink", sha256_file(path) if path.is_file() else None))
-            elif path.is_file():
-                entries.append(TreeEntry(f"{prefix}/{name}", "file", sha256_file(path)))
-            else:
-                entries.append(TreeEntry(f"{prefix}/{name}", "other", None))
+    pending = [(str(folder), folder.name)]
+    while pending:
+        here, prefix = pending.pop()
+        with os.scandir(here) as listing:
+            for entry in listing:
+                path = f"{prefix}/{entry.name}"
+                if entry.is_symlink():
+                    target_is_file = entry.is_file()
+                    entries.append(TreeEntry(path, "symlink", sha256_file(entry.path) if target_is_file else None))
+                elif entry.is_dir(follow_symlinks=False):
+                    if not (skip_pycache and entry.name == "__pycache__"):
+                        pending.append((entry.path, path))
+                elif here == str(folder) and entry.name in skip_top:
+                    continue
+                elif entry.is_file(follow_symlinks=False):
+                    entries.append(TreeEntry(path, "file", sha256_file(entry.path)))
+                else:
+                    entries.append(TreeEntry(path, "other", None))
     entries.sort(key=lambda e: e.path)
     return entries
+
+
+def list_files(folder: str) -> Iterator[tuple[str, str]]:
+    """``(relative path, kind)`` of every non-folder entry below ``folder`` (links not followed).
+
+    ``kind`` is ``file``, ``symlink`` (to anything, folders included) or ``other``.
+    """
+    pending = [(folder, "")]
+    while pending:
+        here, prefix = pending.pop()
+        with os.scandir(here) as listing:
+            for entry in listing:
+                relative = f"{prefix}{entry.name}"
+                if entry.is_symlink():
+                    yield relative, "symlink"
+                elif entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, relative + "/"))
+                else:
+                    yield relative, "file" if entry.is_file(follow_symlinks=False) else "other"
