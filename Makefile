@@ -78,7 +78,7 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
 .PHONY: help test verify run archive bench clean-out image base-image image-present wheelhouse \
-        venv dev-venv seal lock lock-check clean
+        venv dev-venv seal closure-check lock lock-check clean
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -122,6 +122,9 @@ $(STAMP): $(LOCK_STAMP) pyproject.toml tools/seal.py $(PKG_SOURCES) | $(DEV_STAM
 	touch $@
 
 venv: $(STAMP) ## build the sealed .venv from requirements.lock (the other targets do it when needed)
+
+closure-check: $(STAMP) ## check .venv against its closure manifest from outside Python (awk + sha256sum)
+	tools/closure-check.sh $(VENV)
 
 seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the interpreter or its libraries
 	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock

@@ -94,7 +94,8 @@ def _package_member(package_dir: Path, *, sealed: bool) -> dict[str, object]:
     """``package``: name, version, and the digest of ``[[path, sha256], …]`` of the package folder."""
     files = [[path, sha] for path, kind, sha in package_files(package_dir, sealed=sealed)
              if sha is not None and (kind == "file" or not sealed)]  # fmt: skip
-    return {"name": PACKAGE_NAME, "version": __version__, "filesDigest": canonical_digest(files), "fileCount": len(files)}
+    digest = canonical_digest(files)
+    return {"name": PACKAGE_NAME, "version": __version__, "filesDigest": digest, "fileCount": len(files)}
 
 
 def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:

@@ -271,12 +271,52 @@ def test_the_checkout_shadowing_the_sealed_package_is_refused(sealed_env: Path) 
     )
 
 
-def test_a_sealed_package_run_without_isolation_is_refused(sealed_env: Path, tmp_path: Path) -> None:
+_ENTRY = "start the evaluator with the environment's bin/ablation (or python -IB -m ablation)"
+
+
+@pytest.mark.parametrize(
+    ("options", "line"),
+    [
+        (["-m", "ablation"], "python runs without -I: PYTHON* variables, the user site and the current folder could "
+                             "change what is imported"),
+        (["-I", "-m", "ablation"], "python runs without -B: it could write bytecode into the sealed environment"),
+        (["-IB", "-O", "-m", "ablation"], "python runs with -O: modules would be compiled from source instead of the "
+                                          "sealed bytecode"),
+        (["-IB", "-X", "pycache_prefix=/nonexistent", "-m", "ablation"],
+         "python runs with -X pycache_prefix: bytecode would come from outside the sealed environment"),
+        (["-IB", "-c", "import sys; from ablation.cli import main; sys.exit(main(sys.argv[1:]))"],
+         "__main__ is not a file (python -c, standard input or an interactive session)"),
+    ],
+    ids=["without-I", "without-B", "optimize", "pycache-prefix", "python-c"],
+)
+def test_a_sealed_package_started_otherwise_is_refused(
+    sealed_env: Path, tmp_path: Path, options: list[str], line: str
+) -> None:
     completed = subprocess.run(
-        [str(sealed_env / "bin" / "python"), "-m", "ablation", "identity"],
+        [str(sealed_env / "bin" / "python"), *options, "identity"],
         capture_output=True, text=True, check=False, env=_base_env(), cwd=tmp_path,
     )  # fmt: skip
-    assert _one_line_refusal(completed).startswith("ablation: closure: python runs without -I: ")
+    assert _one_line_refusal(completed).startswith(f"ablation: closure: {line}; {_ENTRY}")
+
+
+def test_PYTHONEXECUTABLE_is_refused(sealed_env: Path) -> None:
+    env = _base_env(PYTHONEXECUTABLE=str(sealed_env / "bin" / "python"))
+    assert _one_line_refusal(_ablation(sealed_env, "identity", env=env)) == (
+        "ablation: closure: PYTHONEXECUTABLE is set, and changes what runs even in an isolated interpreter; "
+        "unset it; the sealed evaluator runs with nothing injected"
+    )
+
+
+def test_another_argv0_of_the_console_script_is_one_line(sealed_env: Path, tmp_path: Path) -> None:
+    completed = subprocess.run(
+        ["ablation", "-IB", str(sealed_env / "bin" / "ablation"), "identity"],
+        executable=str(sealed_env / "bin" / "python"),
+        capture_output=True, text=True, check=False, env=_base_env(), cwd=tmp_path,
+    )  # fmt: skip
+    assert _one_line_refusal(completed) == (
+        "ablation: closure: the sealed package cannot be imported (No module named 'ablation'); "
+        "run this script as it is, without another argv[0] or PYTHONEXECUTABLE"
+    )
 
 
 def test_another_argv0_never_gives_a_traceback_or_a_wrong_identity(sealed_env: Path) -> None:
@@ -455,3 +495,65 @@ def test_sealing_refuses_a_file_no_runtime_distribution_owns(
     assert completed.returncode == 3
     assert completed.stderr == f"seal: closure: site-packages/{name} is {what}; remove it and seal again\n"
     assert (_site(sealed_env) / "ablation" / "CLOSURE.json").read_bytes() == manifest  # the old one stays
+
+
+def test_sealing_refuses_a_venv_that_includes_the_system_site_packages(
+    sealed_env: Path, change: Callable[[Path, bytes], None]
+) -> None:
+    config = sealed_env / "pyvenv.cfg"
+    text = config.read_text(encoding="utf-8")
+    change(config, text.replace("include-system-site-packages = false", "include-system-site-packages = true").encode())
+    completed = subprocess.run(
+        [str(sealed_env / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(LOCK)],
+        capture_output=True, text=True, check=False, env=_base_env(), cwd=sealed_env,
+    )  # fmt: skip
+    assert completed.returncode == 3
+    assert completed.stderr == (
+        "seal: closure: pyvenv.cfg includes the system site-packages; a sealed environment holds only its own\n"
+    )
+
+
+def test_a_sitecustomize_added_to_the_stdlib_is_refused_even_when_it_hides_itself(private_env: Path) -> None:
+    stdlib = private_env.parent / "base" / "lib" / "python3.11"
+    (stdlib / "sitecustomize.py").write_text(
+        "import sys, types\nsys.modules['sitecustomize'] = types.ModuleType('sitecustomize')\n", encoding="utf-8"
+    )
+    try:
+        line = _one_line_refusal(_ablation(private_env, "identity"))
+    finally:
+        (stdlib / "sitecustomize.py").unlink()
+    assert line.startswith("ablation: closure: sitecustomize.py is not in the closure manifest (layer stdlib); ")
+
+
+# ---------------------------------------------------------------- the check from outside the process
+
+
+def _closure_check(env_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", str(REPOSITORY / "tools" / "closure-check.sh"), str(env_dir)],
+        capture_output=True, text=True, check=False, env=_base_env(),
+    )  # fmt: skip
+
+
+def test_the_outside_check_passes_on_a_sealed_environment(sealed_env: Path) -> None:
+    completed = _closure_check(sealed_env)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert completed.stdout.startswith(f"closure-check: {sealed_env} matches its closure manifest (")
+
+
+def test_the_outside_check_names_an_edit_a_stray_file_and_a_changed_pyvenv_cfg(
+    sealed_env: Path, change: Callable[[Path, bytes], None]
+) -> None:
+    target = _site(sealed_env) / "cryptography" / "__init__.py"
+    change(target, target.read_bytes() + b"#")
+    change(_site(sealed_env) / "zz.pth", b"import os\n")
+    config = sealed_env / "pyvenv.cfg"
+    change(config, config.read_bytes() + b"extra = 1\n")
+    completed = _closure_check(sealed_env)
+    assert completed.returncode == 1
+    assert completed.stdout.splitlines() == [
+        f"closure-check: {target}: FAILED",
+        "closure-check: sha256sum: WARNING: 1 computed checksum did NOT match",
+        "closure-check: pyvenv.cfg differs from the manifest (install folder normalised)",
+        "closure-check: site-packages/zz.pth is not in the manifest",
+    ]

@@ -371,3 +371,42 @@ def test_doctests(module: str) -> None:
 
     failures, tried = doctest.testmod(importlib.import_module(module))
     assert failures == 0 and tried > 0
+
+
+# ---------------------------------------------------------------- how the process was started
+
+
+def _startup_problems(layout: Layout, monkeypatch: pytest.MonkeyPatch, extra_finder: object = None) -> list[str]:
+    """The ``outside`` problems of check_startup, pytest's own import hooks left out."""
+    from ablation.closure.manifest import Manifest
+    from ablation.closure.startup import check_startup
+
+    stock = ("_frozen_importlib", "_frozen_importlib_external", "zipimport")
+    finders = [f for f in sys.meta_path if getattr(f, "__module__", None) in stock]
+    monkeypatch.setattr(sys, "meta_path", finders + ([extra_finder] if extra_finder is not None else []))
+    monkeypatch.setattr(sys, "path_hooks", [h for h in sys.path_hooks if getattr(h, "__module__", None) in stock])
+
+    manifest = Manifest(layers={layer: {} for layer in LAYERS}, local={}, distributions=(), digest="")
+    return [p.render() for p in check_startup(layout, manifest, {}) if p.layer == "outside"]
+
+
+def _this_layout() -> Layout:
+    stdlib = sys._stdlib_dir  # type: ignore[attr-defined]
+    return Layout(prefix=sys.prefix, site=str(Path(stdlib).parent / "nonexistent-site"), stdlib=stdlib)
+
+
+def test_a_foreign_finder_on_the_meta_path_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Finder:
+        @staticmethod
+        def find_spec(*_: object) -> None:
+            return None
+
+    monkeypatch.setattr(sys, "path", [sys._stdlib_dir])  # type: ignore[attr-defined]
+    found = _startup_problems(_this_layout(), monkeypatch, Finder)
+    assert len(found) == 1 and found[0].startswith("sys.meta_path holds <class ")
+    assert found[0].endswith("which is not one of the interpreter's finders")
+
+
+def test_a_sys_path_entry_outside_the_environment_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys, "path", [sys._stdlib_dir, str(tmp_path), str(tmp_path / "absent.zip")])  # type: ignore[attr-defined]
+    assert _startup_problems(_this_layout(), monkeypatch) == [f"sys.path holds {str(tmp_path)!r}, outside the sealed environment"]

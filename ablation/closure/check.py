@@ -4,9 +4,11 @@ A *sealed* environment is one whose installed package holds a closure
 manifest (:mod:`ablation.closure.manifest`). Before any evaluator module is
 imported, :func:`require_sealed_closure` checks, in this order:
 
-1. isolation: the interpreter runs with ``-I`` (``PYTHON*`` variables, the user
-   site and the current folder ignored), and no variable that isolation does
-   not cover is set (:data:`REFUSED_VARIABLES`);
+1. how the process was started (:mod:`ablation.closure.startup`): ``-IB``,
+   no ``-O``, no bytecode cache prefix, no variable isolation does not cover,
+   the console script as ``__main__``, the interpreter's own import machinery,
+   ``sys.path`` inside the environment, no unlisted file at the top of the
+   standard library;
 2. ``site-packages`` holds exactly the files of the package and of the runtime
    distributions (no ``.pth`` file, no stray module, none missing), and every
    package file has its recorded SHA-256;
@@ -36,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ablation.closure import LAYERS
 from ablation.closure.layout import (
     LOCAL_FILES,
     Layout,
@@ -50,10 +51,10 @@ from ablation.closure.layout import (
     walk_tree,
 )
 from ablation.closure.manifest import CLOSURE_MANIFEST, Manifest, ManifestUnusable, read_manifest
-from ablation.errors import IntegrityError
+from ablation.closure.problem import Problem, raise_first
+from ablation.closure.startup import check_startup
 
 __all__ = [
-    "REFUSED_VARIABLES",
     "ClosureReport",
     "Problem",
     "check_closure",
@@ -69,36 +70,9 @@ ClosureState = Literal["sealed", "unsealed"]
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 """The folder of the running ``ablation`` package."""
 
-REFUSED_VARIABLES = ("NIX_PYTHONPATH", "LD_PRELOAD", "LD_AUDIT")
-"""Variables that change what runs even under ``-I``: nixpkgs' interpreter reads
-``NIX_PYTHONPATH``; the dynamic loader injects ``LD_PRELOAD``/``LD_AUDIT`` libraries."""
-
-_REMEDY = {
-    "package": "rebuild the environment (make venv) or the image",
-    "dependencies": "rebuild the environment (make venv) or the image",
-    "stdlib": "the interpreter's files changed since sealing: re-seal (make seal) after a system update, or rebuild the image",
-    "interpreter": "the interpreter's files changed since sealing: re-seal (make seal) after a system update, or rebuild the image",
-    "isolation": "start the evaluator with the environment's bin/ablation, or python -I -m ablation",
-    "environment": "unset it; the sealed evaluator runs with nothing injected",
-    "shadow": "run the sealed environment's bin/ablation (isolated), not the checkout",
-}
-
 # Files already found equal to the manifest in this process (absolute paths),
 # so that recheck() only reads what was loaded or mapped since.
 _VERIFIED: set[str] = set()
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class Problem:
-    """One closure problem: the file (relative to its layer's root), its layer, what differs."""
-
-    path: str
-    layer: str
-    what: str
-
-    def render(self) -> str:
-        """``<path> <what> (layer <layer>)``; without the layer for isolation, environment and shadow problems."""
-        return f"{self.path} {self.what} (layer {self.layer})" if self.layer in LAYERS else f"{self.path} {self.what}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,7 +100,7 @@ def closure_state(package_dir: Path | None = None) -> ClosureState:
 
 @functools.cache
 def sealed_manifest(package_dir: Path = PACKAGE_DIR) -> Manifest:
-    """The package's closure manifest, read once (raises :class:`IntegrityError` when unusable)."""
+    """The package's closure manifest, read once (raises :class:`ManifestUnusable`, exit 3, when unusable)."""
     manifest = package_dir / CLOSURE_MANIFEST
     name = f"{package_dir.name}/{CLOSURE_MANIFEST}"
     if manifest.is_symlink():
@@ -166,6 +140,8 @@ def _check_file(absolute: str, layout: Layout, manifest: Manifest) -> Problem | 
     for layer in layers:
         if relative in manifest.layers[layer]:
             return _compare(relative, layer, sha256_file(absolute), manifest.layers[layer][relative])
+    if root == "system" and absolute.endswith((".py", ".pyc")):
+        return Problem(relative, "outside", "is outside the sealed environment")
     return Problem(relative, layers[-1], "is not in the closure manifest")
 
 
@@ -201,19 +177,6 @@ def _process_files() -> list[str]:
     return sorted(loaded | {path for path in mapped_executables(read_maps()) if path not in resolved})
 
 
-def _check_isolation(environ: Mapping[str, str]) -> list[Problem]:
-    problems = []
-    if not sys.flags.isolated:
-        what = "runs without -I: PYTHON* variables, the user site and the current folder could change what is imported"
-        problems.append(Problem("python", "isolation", what))
-    problems.extend(
-        Problem(name, "environment", "is set, and changes what runs even in an isolated interpreter")
-        for name in REFUSED_VARIABLES
-        if environ.get(name)
-    )
-    return problems
-
-
 def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
     """Step 2: site-packages holds exactly the owned files; the package's files are unchanged."""
     owned = {**manifest.layers["dependencies"], **manifest.layers["package"]}
@@ -223,7 +186,8 @@ def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
     for relative, kind in list_files(str(package_dir.parent)):
         if relative == manifest_rel:
             continue
-        layer = "package" if relative in manifest.layers["package"] else "dependencies"
+        ours = relative.startswith((f"{package_dir.name}/", f"{package_dir.name}-"))
+        layer = "package" if ours else "dependencies"
         seen.add(relative)
         if kind != "file":
             problems.append(Problem(relative, layer, "is not a regular file"))
@@ -293,29 +257,14 @@ def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str]
     try:
         manifest = sealed_manifest(package_dir)
     except ManifestUnusable as error:
-        return ClosureReport(state=state, problems=(Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", error.why),))
+        unusable = Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", error.why)
+        return ClosureReport(state=state, problems=(unusable,))
     layout = current_layout(package_dir)
-    problems = _check_isolation(environ)
+    problems = check_startup(layout, manifest, environ)
     problems += _check_site(package_dir, manifest)
     problems += _check_local(layout, manifest)
     problems += _check_loaded(layout, manifest, _process_files())
-    return ClosureReport(state=state, problems=tuple(sorted(set(problems), key=_order)))
-
-
-_ORDER = ("isolation", "environment", "shadow", "package", "dependencies", "stdlib", "interpreter")
-
-
-def _order(problem: Problem) -> tuple[int, str]:
-    return _ORDER.index(problem.layer), problem.path
-
-
-def _raise_first(problems: tuple[Problem, ...] | list[Problem]) -> None:
-    if not problems:
-        return
-    first = sorted(problems, key=_order)[0]
-    more = len(problems) - 1
-    suffix = f" (and {more} more closure problem{'s' if more > 1 else ''})" if more else ""
-    raise IntegrityError(f"closure: {first.render()}; {_REMEDY[first.layer]}{suffix}")
+    return ClosureReport(state=state, problems=tuple(sorted(dict.fromkeys(problems), key=Problem.order)))
 
 
 def require_sealed_closure(package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None) -> None:
@@ -326,7 +275,7 @@ def require_sealed_closure(package_dir: Path | None = None, *, environ: Mapping[
             for the first problem (isolation, environment, then by layer and
             path), with the count of further problems. Exit code 3.
     """
-    _raise_first(check_closure(package_dir, environ=environ).problems)
+    raise_first(check_closure(package_dir, environ=environ).problems)
 
 
 def recheck(package_dir: Path | None = None) -> None:
@@ -343,4 +292,4 @@ def recheck(package_dir: Path | None = None) -> None:
     if closure_state(package_dir) == "unsealed":
         return
     manifest = sealed_manifest(package_dir)
-    _raise_first(_check_loaded(current_layout(package_dir), manifest, _process_files()))
+    raise_first(_check_loaded(current_layout(package_dir), manifest, _process_files()))

@@ -35,7 +35,6 @@ import os
 import py_compile
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -54,11 +53,18 @@ CONSOLE_SCRIPT = """#!{python} -IB
 # current folder; -B keeps it from writing bytecode.
 import sys
 
-from ablation.cli import main
+try:
+    from ablation.cli import main
+except ImportError as error:
+    sys.stderr.write(
+        f"ablation: closure: the sealed package cannot be imported ({error}); "
+        "run this script as it is, without another argv[0] or PYTHONEXECUTABLE\\n"
+    )
+    sys.exit(3)
 
 sys.exit(main())
 """
-"""The console script, ``{python}`` being the environment's ``bin/python``."""
+"""The console script, ``{python}`` being the environment's ``bin/python`` (replaced, not formatted)."""
 
 _LOCATION_DEPENDENT = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
 _SOURCE_SUFFIX = ".py"
@@ -202,10 +208,22 @@ def _interpreter_layer(executable: str, extensions: list[str], exclude: set[str]
     return files
 
 
+def _require_own_site_only(prefix: Path) -> None:
+    """A venv that includes the system ``site-packages`` would run its ``.pth`` files at every start."""
+    config = prefix / "pyvenv.cfg"
+    if not config.is_file():
+        return
+    for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip().lower() == "include-system-site-packages" and value.strip().lower() != "false":
+            msg = "closure: pyvenv.cfg includes the system site-packages; a sealed environment holds only its own"
+            raise IntegrityError(msg)
+
+
 def _write_console_script(prefix: Path) -> None:
     script = prefix / "bin" / "ablation"
     script.unlink(missing_ok=True)
-    script.write_text(CONSOLE_SCRIPT.format(python=prefix / "bin" / "python"), encoding="utf-8")
+    script.write_text(CONSOLE_SCRIPT.replace("{python}", str(prefix / "bin" / "python"), 1), encoding="utf-8")
     script.chmod(0o755)
 
 
@@ -229,6 +247,7 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
     site = package_dir.parent
     layout = current_layout(package_dir)
     prefix = Path(layout.prefix)
+    _require_own_site_only(prefix)
     shutil.copyfile(lock, package_dir / LOCK_COPY)
     dependencies = _distributions(site, lock)
     own = [d for d in metadata.distributions(path=[str(site)]) if canonical_name(d.metadata["Name"]) == PACKAGE_NAME]

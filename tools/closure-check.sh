@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Check a sealed environment against its closure manifest from OUTSIDE the evaluator
+# (README "What the identity proves"): awk reads ablation/CLOSURE.json, coreutils'
+# sha256sum hashes every file of every layer; no Python runs, so an edit written to hide
+# itself from the in-process check (it restores the file while the evaluator runs and
+# writes it back afterwards) is seen here between runs.
+#
+#   tools/closure-check.sh [ENV]      ENV: the sealed environment (default .venv; /opt/ablation in the image)
+#   STDLIB=<folder>                   the standard library folder, when it is not <home>/../lib/pythonX.Y
+#
+# Checks: every hashed file of the four layers; the console script and pyvenv.cfg with the
+# install folder replaced by {prefix}; no file in site-packages and none at the top of the
+# standard library folder that the manifest does not list. Exit 0 when all hold, 1 otherwise
+# (one line per problem), 2 for usage.
+set -euo pipefail
+export LC_ALL=C
+env_dir=${1:-.venv}
+[ -d "$env_dir" ] || { echo "closure-check: $env_dir is not a folder" >&2; exit 2; }
+prefix_given=$(cd "$env_dir" && pwd -L)
+prefix_real=$(cd "$env_dir" && pwd -P)
+site=$(find "$env_dir/lib" -mindepth 2 -maxdepth 2 -type d -name site-packages -path '*/python3.*/*' | head -n 1)
+manifest=$site/ablation/CLOSURE.json
+[ -f "$manifest" ] || { echo "closure-check: no closure manifest in $env_dir (not sealed)" >&2; exit 2; }
+config=$env_dir/pyvenv.cfg
+if [ -z "${STDLIB:-}" ]; then
+  home=$(sed -n 's/^home *= *//p' "$config")
+  version=$(sed -n 's/^version *= *\([0-9]*\.[0-9]*\).*/\1/p' "$config")
+  STDLIB=$(dirname "$home")/lib/python$version
+fi
+[ -d "$STDLIB" ] || { echo "closure-check: standard library folder $STDLIB not found; set STDLIB=" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# 1. "<hex>  <absolute path>" for every hashed file; "-  <layer> <path>" for an owned, unhashed one.
+awk -v site="$site" -v stdlib="$STDLIB" -v out="$work" '
+  /^  "(package|dependencies|stdlib|interpreter)": \[/ { split($1, a, "\""); layer = a[2]; next }
+  /^  \]/ { layer = ""; next }
+  layer != "" {
+    line = $0
+    sub(/^  \["/, "", line); sub(/\],?$/, "", line)
+    n = split(line, parts, "\", ")
+    path = parts[1]; sha = parts[2]; gsub(/"/, "", sha)
+    if (path ~ /\\/) { print "closure-check: " layer ": an escaped file name, check it by hand: " path > (out "/escaped"); next }
+    root = (layer == "package" || layer == "dependencies") ? site "/" : (layer == "stdlib" ? stdlib "/" : "/")
+    if (layer == "package" || layer == "dependencies") print path > (out "/site-listed")
+    if (layer == "stdlib" && path !~ /\//) print path > (out "/stdlib-top-listed")
+    if (sha != "null") print sha "  " root path > (out "/sums")
+  }
+  /^ "local": / {
+    line = $0; sub(/^ "local": \[\[?/, "", line); sub(/\]\]?$/, "", line)
+    n = split(line, entries, /\], \[/)
+    for (i = 1; i <= n; i++) { split(entries[i], f, "\", \""); gsub(/"/, "", f[1]); gsub(/"/, "", f[3]); print f[3] "  " f[1] > (out "/local") }
+  }
+' "$manifest"
+
+problems=0
+if [ -s "$work/escaped" ]; then cat "$work/escaped"; problems=1; fi
+checked=$(wc -l <"$work/sums")
+if ! sha256sum --check --quiet --strict "$work/sums" >"$work/failed" 2>&1; then
+  sed 's/^/closure-check: /' "$work/failed"
+  problems=1
+fi
+
+# 2. The two files that name the install folder, compared with it replaced by {prefix}.
+escape() { printf '%s' "$1" | sed 's/[][\.*^$/|]/\\&/g'; }
+if [ -f "$work/local" ]; then
+  while read -r sha name; do
+    file=$env_dir/$name
+    if [ ! -f "$file" ]; then echo "closure-check: $name is missing"; problems=1; continue; fi
+    found=$(if [ "$name" = pyvenv.cfg ]; then grep -v '^command =' "$file" || true; else cat "$file"; fi \
+      | sed -e "s|$(escape "$prefix_real")|{prefix}|g" -e "s|$(escape "$prefix_given")|{prefix}|g" | sha256sum | cut -d' ' -f1)
+    [ "$found" = "$sha" ] || { echo "closure-check: $name differs from the manifest (install folder normalised)"; problems=1; }
+  done <"$work/local"
+fi
+
+# 3. Nothing unlisted in site-packages, nor at the top of the standard library folder.
+(cd "$site" && find . ! -type d | sed 's|^\./||' | grep -vx 'ablation/CLOSURE.json' | sort) >"$work/site-present"
+sort -u "$work/site-listed" >"$work/site-listed.sorted"
+comm -23 "$work/site-present" "$work/site-listed.sorted" | sed 's|^|closure-check: site-packages/|; s|$| is not in the manifest|' >"$work/extra"
+(cd "$STDLIB" && find . -mindepth 1 -maxdepth 1 ! -type d | sed 's|^\./||' | sort) >"$work/stdlib-present"
+sort -u "$work/stdlib-top-listed" >"$work/stdlib-listed.sorted"
+comm -23 "$work/stdlib-present" "$work/stdlib-listed.sorted" | sed "s|^|closure-check: $STDLIB/|; s|\$| is not in the manifest|" >>"$work/extra"
+if [ -s "$work/extra" ]; then cat "$work/extra"; problems=1; fi
+
+if [ "$problems" = 0 ]; then
+  echo "closure-check: $env_dir matches its closure manifest ($checked files hashed, standard library $STDLIB)"
+fi
+exit "$problems"
