@@ -87,7 +87,7 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
 .PHONY: help test verify run archive bench clean-out image base-image image-check image-present wheelhouse \
-        venv lock lock-check clean
+        venv lock lock-check nix-lock clean
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -159,6 +159,9 @@ lock: $(LOCK_STAMP) ## re-lock requirements.in into requirements.lock (needs PyP
 lock-check: $(LOCK_STAMP) ## offline lock checks, then re-compile and compare (needs PyPI)
 	$(VENV)/bin/python tools/lockcheck.py
 	tools/relock.sh --check
+
+nix-lock: $(LOCK_STAMP) ## regenerate nix/requirements-lock.nix from requirements.lock (needs the package index)
+	$(VENV)/bin/python tools/nixlock.py
 
 # ---------------------------------------------------------------- container image
 # The wheelhouse: every pin of the lock for the image's Python, downloaded on the host
