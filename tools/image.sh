@@ -121,7 +121,7 @@ stage_context() {  # <context dir>
 revision() {  # the commit, marked -dirty when the image's inputs differ from it
   local rev
   rev=$(git rev-parse HEAD 2>/dev/null) || { echo unknown; return; }
-  if [ -n "$(git status --porcelain -- ablation pyproject.toml requirements.lock tools/seal.py Dockerfile)" ]; then
+  if [ -n "$(git status --porcelain -- ablation pyproject.toml requirements.lock tools/seal.py tools/image.sh Dockerfile)" ]; then
     rev="$rev-dirty"
   fi
   echo "$rev"
