@@ -32,23 +32,23 @@ ARG SOURCE
 # 2. bytecode: unchecked hash-based .pyc (no source mtime in them), then the seal
 #    (lock copy, ablation's bytecode, closure manifest: tools/seal.py).
 # 3. an unprivileged user; useradd dates its shadow entry from SOURCE_DATE_EPOCH.
-RUN --mount=type=bind,target=/tmp/build \
+RUN --mount=type=bind,target=/mnt \
     set -eu; \
     export SOURCE_DATE_EPOCH PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 \
         PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1; \
     python3 -m venv /tmp/tools; \
     python3 -m venv --without-pip /opt/ablation; \
     /tmp/tools/bin/python -m pip --python /opt/ablation/bin/python install --quiet --no-compile \
-        --no-index --find-links /tmp/build/wheelhouse --require-hashes --no-deps \
-        -r /tmp/build/requirements.lock; \
+        --no-index --find-links /mnt/wheelhouse --require-hashes --no-deps \
+        -r /mnt/requirements.lock; \
     /tmp/tools/bin/python -m pip --python /opt/ablation/bin/python install --quiet --no-compile \
-        --no-index --no-deps /tmp/build/dist/ablation-*.whl; \
+        --no-index --no-deps /mnt/dist/ablation-*.whl; \
     rm -rf /tmp/tools; \
     site=$(/opt/ablation/bin/python -I -c 'import sysconfig; print(sysconfig.get_path("purelib"))'); \
     if find /opt/ablation -name '*.pth' | grep -q .; then \
         echo "image: .pth files in /opt/ablation: $(find /opt/ablation -name '*.pth')" >&2; exit 1; fi; \
     /opt/ablation/bin/python -I -m compileall -q -j 1 --invalidation-mode unchecked-hash "$site" >/dev/null; \
-    /opt/ablation/bin/python -I -B /tmp/build/seal.py --lock /tmp/build/requirements.lock; \
+    /opt/ablation/bin/python -I -B /mnt/seal.py --lock /mnt/requirements.lock; \
     groupadd --gid 10001 ablation; \
     useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin ablation
