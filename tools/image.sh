@@ -127,11 +127,31 @@ revision() {  # the commit, marked -dirty when the image's inputs differ from it
   echo "$rev"
 }
 
+label() {  # <image> <label>: its value, empty when absent
+  buildah_ inspect --type image --format "{{index .OCIv1.Config.Labels \"$2\"}}" "$1" 2>/dev/null | sed 's/^<no value>$//'
+}
+
+# The base's layer carries the base build's SOURCE_DATE_EPOCH. When it is not this
+# build's, the base image is made again from the kept tarball (offline, seconds),
+# so that the image holds no date but EPOCH.
+current_base() {
+  local epoch sha tar="$BASE_DIR/$SUITE.tar"
+  epoch=$(label "$BASE_IMAGE" io.ablation.base.source-date-epoch)
+  [ -z "$epoch" ] || [ "$epoch" = "$EPOCH" ] && return 0
+  sha=$(label "$BASE_IMAGE" io.ablation.base.tarball.sha256)
+  [ -f "$tar" ] && [ "$(sha256sum "$tar" | cut -d' ' -f1)" = "$sha" ] \
+    || die "base image $BASE_IMAGE was made with SOURCE_DATE_EPOCH=$epoch, and its tarball (sha256 $sha) is not $tar; run 'make base-image'"
+  echo "base image $BASE_IMAGE: SOURCE_DATE_EPOCH $epoch -> $EPOCH, made again from $tar" >&2
+  import_base "$tar" >&2
+}
+
 build_image() {  # <tag>; prints the image ID
   local tag=$1 base_id ctx=build/image-context
   need buildah buildah
   base_id=$(buildah_ images --no-trunc --format '{{.ID}}' "$BASE_IMAGE" 2>/dev/null | head -n 1) || true
   [ -n "$base_id" ] || die "base image $BASE_IMAGE not found in $BUILDAH_ROOT; run 'make base-image' (or BASE_TARBALL=<kept tarball> make base-image)"
+  current_base
+  base_id=$(buildah_ images --no-trunc --format '{{.ID}}' "$BASE_IMAGE" | head -n 1)
   stage_context "$ctx"
   buildah_ bud --quiet --isolation chroot --pull=never --timestamp "$EPOCH" \
     --build-arg BASE_IMAGE="$BASE_IMAGE" --build-arg BASE_IMAGE_ID="sha256:${base_id#sha256:}" \
