@@ -40,8 +40,9 @@ need() { command -v "$1" >/dev/null || die "$1 is missing (apt-get install $2)";
 # The base image from a root file system tarball: FROM scratch, ADD, with its
 # SHA-256 and package list as labels (the image inherits them).
 import_base() {  # <tarball>
-  local tarball=$1 sha packages ctx
+  local tarball=$1 sha packages ctx made=unknown
   sha=$(sha256sum "$tarball" | cut -d' ' -f1)
+  [ ! -f "$tarball.source-date-epoch" ] || made=$(cat "$tarball.source-date-epoch")
   packages=$(tar -xOf "$tarball" ./var/lib/dpkg/status | awk -F': ' '
     /^Package: / { p = $2 } /^Version: / { v = $2 } /^$/ { if (p != "") print p "=" v; p = "" }
     END { if (p != "") print p "=" v }' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
@@ -52,6 +53,7 @@ FROM scratch
 ADD rootfs.tar /
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8
 LABEL io.ablation.base.tarball.sha256="$sha" \\
+      io.ablation.base.tarball.source-date-epoch="$made" \\
       io.ablation.base.suite="$SUITE" \\
       io.ablation.base.packages="$packages" \\
       io.ablation.base.source-date-epoch="$EPOCH"
@@ -83,6 +85,7 @@ cmd_base() {
     --customize-hook='rm -f "$1"/etc/resolv.conf "$1"/etc/hostname "$1"/etc/shadow- "$1"/etc/gshadow- "$1"/etc/passwd- "$1"/etc/group- "$1"/var/cache/ldconfig/aux-cache' \
     "$SUITE" "$tmp" "$DEBIAN_MIRROR"
   mv "$tmp" "$tar"
+  echo "$EPOCH" >"$tar.source-date-epoch"
   sha256sum "$tar" | sed "s#  .*#  $SUITE.tar#" >"$tar.sha256"
   tar -xOf "$tar" ./var/lib/dpkg/status | awk -F': ' '
     /^Package: / { p = $2 } /^Version: / { v = $2 } /^$/ { if (p != "") print p "=" v; p = "" }' \
