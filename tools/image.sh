@@ -9,7 +9,7 @@
 #
 # Settings (environment; the Makefile passes them): EPOCH (SOURCE_DATE_EPOCH of the
 # build, required), BASE_IMAGE, IMAGE, SUITE, DEBIAN_MIRROR, BASE_DIR, WHEELHOUSE,
-# TOOL_PYTHON (builds the ablation wheel), IMAGE_SOURCE, BUILDAH_ROOT, LOCK.
+# TOOL_PYTHON (builds the ablation wheel), IMAGE_SOURCE, BUILDAH_ROOT, IMAGE_LOCK.
 #
 # Every timestamp is EPOCH: mmdebstrap clamps the tarball to it, buildah
 # --timestamp sets every file of every layer, the config's `created` and the
@@ -30,7 +30,7 @@ BASE_DIR=${BASE_DIR:-build/base}
 WHEELHOUSE=${WHEELHOUSE:-build/wheelhouse}
 TOOL_PYTHON=${TOOL_PYTHON:-.venv/bin/python}
 IMAGE_SOURCE=${IMAGE_SOURCE:-ablation}
-LOCK=${LOCK:-requirements.lock}  # another lock only to try a lock change; the Makefile never sets it
+IMAGE_LOCK=${IMAGE_LOCK:-requirements.lock}  # another lock only to try a lock change; the Makefile never sets it
 BUILDAH_ROOT=$(realpath -m "${BUILDAH_ROOT:-build/buildah}")
 CREATED=$(date -u -d "@$EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 
@@ -108,7 +108,7 @@ stage_context() {  # <context dir>
   rm -rf "$ctx"
   mkdir -p "$ctx/wheelhouse" "$ctx/dist"
   cp "$WHEELHOUSE"/*.whl "$ctx/wheelhouse/"
-  cp "$LOCK" "$ctx/requirements.lock"
+  cp "$IMAGE_LOCK" "$ctx/requirements.lock"
   cp tools/seal.py "$ctx/seal.py"
   # The ablation wheel, from the working tree's package (no __pycache__), built
   # with SOURCE_DATE_EPOCH so its zip dates are fixed.
