@@ -17,6 +17,7 @@
 # its own storage (vfs, chroot isolation) in BUILDAH_ROOT; the image reaches
 # Docker as a docker-archive, which keeps the ID (the config digest).
 set -euo pipefail
+shopt -s inherit_errexit  # a failing step inside $(...) stops the script too
 umask 022
 cd "$(dirname "$0")/.."
 
@@ -181,6 +182,7 @@ cmd_check() {
   local expected=${1:-} id tag=localhost/ablation-image-check:rebuilt
   [[ "$expected" =~ ^sha256:[0-9a-f]{64}$ ]] || die "usage: make image-check IMAGE_ID=sha256:<64 hex>" 2
   id=$(build_image "$tag")
+  [[ "$id" =~ ^sha256:[0-9a-f]{64}$ ]] || die "image-check: the rebuild from the working tree gave no image ID; nothing compared"
   if [ "$id" = "$expected" ]; then
     buildah_ rmi "$tag" >/dev/null 2>&1 || true
     echo "image-check: MATCH: the working tree rebuilds $expected (SOURCE_DATE_EPOCH=$EPOCH)"
