@@ -7,8 +7,9 @@
 #   docker run --rm --network none --read-only <image id> identity
 #
 # The build context is build/image-context/, never the checkout: it is mounted
-# read-only for the one RUN step, so no file of it becomes a layer and its file
-# modes (umask) and times cannot reach the image. Nothing here downloads: the
+# read-only at /mnt (which the base has, so no mount point is created) for the
+# one RUN step, so no file of it becomes a layer and its file modes (umask) and
+# times cannot reach the image. Nothing here downloads: the
 # wheels were fetched on the host and pip checks them against the lock's hashes.
 #
 # BASE_IMAGE defaults to the locally built Debian base, because no image registry
