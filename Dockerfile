@@ -1,48 +1,74 @@
-# The sealed ablation image (PRODUCT.md "Sealed environment").
+# The sealed ablation image (PRODUCT.md "Sealed environment"), built by
+# tools/image.sh with buildah (README.md "Container image"):
 #
-#   make base-image   # debootstrap --variant=minbase bookworm + python3 python3-venv -> ablation-base:bookworm
-#   make image        # downloads the lock's wheels to build/wheelhouse, then docker build --network none
-#   docker run --rm --network none --read-only ablation:latest identity
+#   make base-image   # mmdebstrap minbase bookworm + python3, python3-venv -> build/base/, ablation-base:bookworm
+#   make image        # stages build/image-context/ (wheelhouse, ablation wheel, lock, seal.py), then
+#                     # buildah bud --timestamp $SOURCE_DATE_EPOCH, loaded into Docker with the same ID
+#   docker run --rm --network none --read-only <image id> identity
+#
+# The build context is build/image-context/, never the checkout: it is mounted
+# read-only at /mnt (which the base has, so no mount point is created) for the
+# one RUN step, so no file of it becomes a layer and its file modes (umask) and
+# times cannot reach the image. Nothing here downloads: the
+# wheels were fetched on the host and pip checks them against the lock's hashes.
 #
 # BASE_IMAGE defaults to the locally built Debian base, because no image registry
 # is reachable where this was written; with a registry, pass an upstream image
-# pinned by digest (e.g. --build-arg BASE_IMAGE=debian:bookworm-slim@sha256:<digest>
-# after installing python3 and python3-venv in it). Nothing here downloads: the
-# dependencies come from the wheelhouse, checked against the lock's hashes.
+# pinned by digest that has python3 and python3-venv. No "# syntax=" line: it
+# would pull a frontend image.
 ARG BASE_IMAGE=ablation-base:bookworm
 FROM ${BASE_IMAGE}
 ARG BASE_IMAGE
-# What the builder asserts about the base (the Makefile adds the base's image id).
-ARG BASE_IMAGE_REF=${BASE_IMAGE}
+# Set by tools/image.sh; the history records them, so they must not vary by machine.
+ARG BASE_IMAGE_ID=
+ARG SOURCE_DATE_EPOCH
+ARG CREATED
+ARG REVISION
+ARG SOURCE
 
-COPY build/wheelhouse/ /tmp/build/wheelhouse/
-COPY requirements.lock pyproject.toml /tmp/build/src/
-COPY ablation/ /tmp/build/src/ablation/
-COPY tools/seal.py /tmp/build/tools/seal.py
-
-# 1. dependencies: exactly the lock's pins, hash-checked, from the wheelhouse only
-# 2. the package itself (its build backend comes from step 1: --no-build-isolation)
-# 3. seal: lock copy, bytecode compiled now, closure manifest (tools/seal.py)
-# 4. an unprivileged user; the build folder goes
-RUN set -eu; \
-    export PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1; \
-    python3 -m venv /opt/ablation; \
-    /opt/ablation/bin/python -m pip install --no-index --find-links /tmp/build/wheelhouse \
-        --require-hashes --no-deps -r /tmp/build/src/requirements.lock; \
-    /opt/ablation/bin/python -m pip install --no-index --no-deps --no-build-isolation /tmp/build/src; \
-    /opt/ablation/bin/python -I -B /tmp/build/tools/seal.py --lock /tmp/build/src/requirements.lock; \
+# 1. /opt/ablation: a venv --without-pip holding only the lock's pins and the
+#    ablation wheel, installed by a pip that lives outside it (a throwaway tools
+#    venv from Debian's bundled pip wheel), hash-checked, from the mounted
+#    wheelhouse only; no .pth file may remain.
+# 2. bytecode: unchecked hash-based .pyc (no source mtime in them), then the seal
+#    (lock copy, ablation's bytecode, closure manifest: tools/seal.py).
+# 3. an unprivileged user; useradd dates its shadow entry from SOURCE_DATE_EPOCH.
+RUN --mount=type=bind,target=/mnt \
+    set -eu; \
+    export SOURCE_DATE_EPOCH PIP_CONFIG_FILE=/dev/null PIP_NO_CACHE_DIR=1 \
+        PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1; \
+    python3 -m venv /tmp/tools; \
+    python3 -m venv --without-pip /opt/ablation; \
+    /tmp/tools/bin/python -m pip --python /opt/ablation/bin/python install --quiet --no-compile \
+        --no-index --find-links /mnt/wheelhouse --require-hashes --no-deps \
+        -r /mnt/requirements.lock; \
+    /tmp/tools/bin/python -m pip --python /opt/ablation/bin/python install --quiet --no-compile \
+        --no-index --no-deps /mnt/dist/ablation-*.whl; \
+    rm -rf /tmp/tools; \
+    site=$(/opt/ablation/bin/python -I -c 'import sysconfig; print(sysconfig.get_path("purelib"))'); \
+    if find /opt/ablation -name '*.pth' | grep -q .; then \
+        echo "image: .pth files in /opt/ablation: $(find /opt/ablation -name '*.pth')" >&2; exit 1; fi; \
+    /opt/ablation/bin/python -I -m compileall -q -j 1 --invalidation-mode unchecked-hash "$site" >/dev/null; \
+    /opt/ablation/bin/python -I -B /mnt/seal.py --lock /mnt/requirements.lock; \
     groupadd --gid 10001 ablation; \
     useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
-        --shell /usr/sbin/nologin ablation; \
-    rm -rf /tmp/build
+        --shell /usr/sbin/nologin ablation
 
 ENV PATH=/opt/ablation/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 \
     PYTHONDONTWRITEBYTECODE=1 \
     ABLATION_ENVIRONMENT=container \
-    ABLATION_BASE_IMAGE=${BASE_IMAGE_REF}
+    ABLATION_BASE_IMAGE="${BASE_IMAGE} ${BASE_IMAGE_ID}"
+
+LABEL org.opencontainers.image.title="ablation" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.base.name="${BASE_IMAGE}" \
+      io.ablation.base.image-id="${BASE_IMAGE_ID}" \
+      io.ablation.source-date-epoch="${SOURCE_DATE_EPOCH}"
 
 USER 10001:10001
 WORKDIR /
-ENTRYPOINT ["ablation"]
+ENTRYPOINT ["/opt/ablation/bin/ablation"]
 CMD ["--help"]

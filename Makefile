@@ -16,6 +16,16 @@ IMAGE       ?= ablation:latest
 BASE_IMAGE  ?= ablation-base:bookworm
 DEBIAN_MIRROR ?= http://deb.debian.org/debian
 WHEELHOUSE  := build/wheelhouse
+IMAGE_ID    ?=
+BASE_TARBALL ?=
+IMAGE_SOURCE ?= ablation
+# SOURCE_DATE_EPOCH of image builds: the commit time of HEAD unless given. Handed to
+# tools/image.sh as EPOCH and never exported: `make archive` reads SOURCE_DATE_EPOCH
+# for the bundle's mtimes, and a value made up here must not reach it.
+BUILD_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct HEAD 2>/dev/null))
+IMAGE_ENV    = EPOCH="$(BUILD_EPOCH)" BASE_IMAGE="$(BASE_IMAGE)" IMAGE="$(IMAGE)" \
+               DEBIAN_MIRROR="$(DEBIAN_MIRROR)" WHEELHOUSE="$(WHEELHOUSE)" \
+               TOOL_PYTHON="$(DEV_VENV)/bin/python" IMAGE_SOURCE="$(IMAGE_SOURCE)"
 
 EXAMPLE     := examples/prepared-input.json
 INPUT       ?= $(EXAMPLE)
@@ -46,7 +56,8 @@ WHEEL_TAGS  := --only-binary=:all: --implementation cp --python-version 3.11 \
 
 # How the ablation command runs: from the sealed .venv (RUNNER=venv), or inside
 # the image (RUNNER=image), with no network, a read-only root, the input mounted
-# read-only, the image digest asserted from `docker image inspect`.
+# read-only. The image ID is resolved once and the container runs by that ID, so
+# the asserted digest (ABLATION_IMAGE_DIGEST) is the image that ran.
 ifeq ($(RUNNER),image)
 RUN_DEPS    := image-present
 IN          := /in/$(notdir $(INPUT))
@@ -58,9 +69,10 @@ EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence /evidence/$(notdir $(e))) \
                $(if $(SIGN_KEY),--sign-key /keys/$(notdir $(SIGN_KEY)))
 # The command prints the container's path of the output; show the caller's.
 SHOW_OUTPUT := | sed -e 's\#  $(OUT)$$\#  $(OUTPUT)\#'
-ABLATION     = docker run --rm --network none --read-only --user "$$(id -u):$$(id -g)" \
-               -e ABLATION_IMAGE_DIGEST="$$(docker image inspect --format '{{.Id}}' $(IMAGE))" \
-               -v "$(abspath $(INPUT)):$(IN):ro" $(1) $(IMAGE)
+ABLATION     = image_id=$$(docker image inspect --format '{{.Id}}' "$(IMAGE)") && \
+               docker run --rm --network none --read-only --user "$$(id -u):$$(id -g)" \
+               -e ABLATION_IMAGE_DIGEST="$$image_id" \
+               -v "$(abspath $(INPUT)):$(IN):ro" $(1) "$$image_id"
 else ifeq ($(RUNNER),venv)
 RUN_DEPS    := $(STAMP)
 IN          := $(INPUT)
@@ -77,8 +89,8 @@ endif
 HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
-.PHONY: help test verify run archive bench clean-out image base-image image-present wheelhouse \
-        venv dev-venv seal closure-check lock lock-check clean
+.PHONY: help test verify run archive bench clean-out image base-image image-check image-present wheelhouse \
+        venv dev-venv seal closure-check lock lock-check nix-lock clean
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -89,7 +101,9 @@ help: ## show the targets and variables
 	@echo "variables: INPUT (default $(EXAMPLE), hash from $(EXAMPLE).sha256), INPUT_SHA256,"
 	@echo "  INPUT_GZIP_SHA256, OUTPUT (default out/<input name>.results.json), BUNDLE, EVIDENCE, SIGN_KEY,"
 	@echo "  RUNNER=venv|image (image: run inside $(IMAGE) with --network none --read-only),"
-	@echo "  IMAGE, BASE_IMAGE (default $(BASE_IMAGE)), PYTHON (default python3)"
+	@echo "  IMAGE, BASE_IMAGE (default $(BASE_IMAGE)), BASE_TARBALL (base-image from a kept tarball),"
+	@echo "  IMAGE_ID (image-check), SOURCE_DATE_EPOCH (image builds; default: commit time of HEAD),"
+	@echo "  PYTHON (default python3)"
 
 # ---------------------------------------------------------------- the two environments
 # The development environment: tests, benchmarks, linters, the build backend and pip-compile,
@@ -171,6 +185,9 @@ lock-check: $(DEV_STAMP) ## offline checks of both locks, then re-compile and co
 	$(DEV_VENV)/bin/python tools/lockcheck.py
 	tools/relock.sh --check
 
+nix-lock: $(DEV_STAMP) ## regenerate nix/requirements-lock.nix from requirements.lock (needs the package index)
+	$(DEV_VENV)/bin/python tools/nixlock.py
+
 # ---------------------------------------------------------------- container image
 # The wheelhouse: every pin of the lock for the image's Python, downloaded on the host
 # and checked against the lock's hashes; the image build itself has no network.
@@ -182,27 +199,15 @@ $(WHEELHOUSE)/.complete: requirements.lock | $(DEV_STAMP)
 
 wheelhouse: $(WHEELHOUSE)/.complete ## download the lock's wheels for the image (CPython 3.11, glibc 2.36)
 
-base-image: ## build the base image BASE_IMAGE: debootstrap minbase bookworm + python3, python3-venv (root, network)
-	@command -v debootstrap >/dev/null || { echo "make base-image: debootstrap is missing (apt-get install debootstrap)" >&2; exit 1; }
-	rootfs=$$(mktemp -d /tmp/ablation-rootfs.XXXXXX); \
-	trap 'rm -rf "$$rootfs"' EXIT; \
-	debootstrap --variant=minbase --include=python3,python3-venv bookworm "$$rootfs" $(DEBIAN_MIRROR); \
-	rm -rf "$$rootfs"/var/cache/apt/archives/*.deb "$$rootfs"/var/lib/apt/lists/* "$$rootfs"/var/log/*.log; \
-	tar --numeric-owner -C "$$rootfs" -c . | docker import \
-	  --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-	  --change 'ENV LANG=C.UTF-8' \
-	  --message 'debootstrap --variant=minbase --include=python3,python3-venv bookworm $(DEBIAN_MIRROR)' \
-	  - $(BASE_IMAGE)
-	docker image inspect --format '$(BASE_IMAGE) {{.Id}}' $(BASE_IMAGE)
+base-image: ## deterministic Debian root tarball (build/base/) and base image BASE_IMAGE (root; network, or BASE_TARBALL=)
+	BASE_TARBALL="$(BASE_TARBALL)" $(IMAGE_ENV) tools/image.sh $(if $(BASE_TARBALL),base-import,base)
 
-image: $(WHEELHOUSE)/.complete ## build IMAGE from the Dockerfile (offline: docker build --network none) on BASE_IMAGE
-	@docker image inspect $(BASE_IMAGE) >/dev/null 2>&1 || { \
-	  echo "make image: base image $(BASE_IMAGE) not found; run 'make base-image' first (or BASE_IMAGE=<image>@sha256:...)" >&2; exit 1; }
-	docker build --network none \
-	  --build-arg BASE_IMAGE=$(BASE_IMAGE) \
-	  --build-arg BASE_IMAGE_REF="$(BASE_IMAGE) $$(docker image inspect --format '{{.Id}}' $(BASE_IMAGE))" \
-	  -t $(IMAGE) .
-	docker image inspect --format '$(IMAGE) {{.Id}}' $(IMAGE)
+image: $(WHEELHOUSE)/.complete ## build IMAGE reproducibly (buildah, timestamps = SOURCE_DATE_EPOCH), load it into Docker, print its ID
+	$(IMAGE_ENV) tools/image.sh image
+
+image-check: $(WHEELHOUSE)/.complete ## rebuild from the working tree and compare with IMAGE_ID=sha256:... (exit 0 match, 3 mismatch)
+	@[ -n "$(IMAGE_ID)" ] || { echo "make image-check: give the image to compare: IMAGE_ID=sha256:<64 hex>" >&2; exit 2; }
+	$(IMAGE_ENV) tools/image.sh check "$(IMAGE_ID)"
 
 image-present:
 	@docker image inspect $(IMAGE) >/dev/null 2>&1 || { \

@@ -21,6 +21,11 @@ let
       ps = {
         buildPythonApplication = args:
           fakeDerivation "${args.pname}-${args.version}" (args // { standinBuilder = "buildPythonApplication"; });
+        buildPythonPackage = args:
+          fakeDerivation "python3.11-${args.pname}-${args.version}" (args // { standinBuilder = "buildPythonPackage"; });
+        fetchPypi = args:
+          fakeDerivation "${args.pname}-${args.version}-${args.python}-${args.abi}-${args.platform}.whl"
+            (args // { standinBuilder = "fetchPypi"; });
         setuptools = pythonPackage "setuptools";
         wheel = pythonPackage "wheel";
         cryptography = pythonPackage "cryptography";
@@ -41,6 +46,8 @@ let
     {
       inherit system python311;
       gnumake = fakeDerivation "gnumake-standin" { };
+      autoPatchelfHook = fakeDerivation "auto-patchelf-hook-standin" { };
+      stdenv.cc.cc.lib = fakeDerivation "gcc-lib-standin" { };
       writeText = name: text: fakeDerivation name { inherit text; standinBuilder = "writeText"; };
       runCommand = name: env: script:
         fakeDerivation name (env // { inherit script; standinBuilder = "runCommand"; });
@@ -59,6 +66,7 @@ in
     platforms.linux = [ "x86_64-linux" "aarch64-linux" ];
     concatMapStrings = f: list: builtins.concatStringsSep "" (map f list);
     mapAttrs = builtins.mapAttrs;
+    optionals = cond: list: if cond then list else [ ];
     # The real one filters a path into the store; this one records the filter so the
     # check can call it, and returns a fake store path (nothing is copied).
     cleanSourceWith = { src, filter }: {
