@@ -176,11 +176,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment) -> dict[str, object]:
-    """The blind pre-run summary: nothing derived from truth, no selection, no metric."""
+def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzip_checked: bool) -> dict[str, object]:
+    """The blind pre-run summary: nothing derived from truth, no selection, no metric.
+
+    ``inputSha256Pinned``: ``--input-sha256`` was given (and matched);
+    ``inputGzipSha256`` (``null`` for a plain ``.json`` input) and
+    ``inputGzipSha256Checked``: ``--input-gzip-sha256`` was given (and matched).
+    """
     return {
         "inputSha256": loaded.sha256,
         "inputSha256Pinned": loaded.pinned,
+        "inputGzipSha256": loaded.gzip_sha256,
+        "inputGzipSha256Checked": gzip_checked,
         "repositories": [
             {
                 "id": r.id,
@@ -210,11 +217,38 @@ def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment) -> dic
     }
 
 
+def _hash_lines(summary: dict[str, object]) -> list[str]:
+    """Which input hashes were given and checked, and which were only computed (issue 12 item 3)."""
+    if summary["inputSha256Pinned"]:
+        lines = [f"input sha256      {summary['inputSha256']} (pinned: --input-sha256 given and matched)"]
+    else:
+        lines = [f"input sha256      {summary['inputSha256']} (NOT pinned: computed only, no --input-sha256 given)"]
+    gzip_sha = summary["inputGzipSha256"]
+    if gzip_sha is None:
+        lines.append("input gzip sha256 not applicable (the input is not a .gz file)")
+    elif summary["inputGzipSha256Checked"]:
+        lines.append(f"input gzip sha256 {gzip_sha} (checked: --input-gzip-sha256 given and matched)")
+    else:
+        lines.append(f"input gzip sha256 {gzip_sha} (NOT checked: computed only, no --input-gzip-sha256 given)")
+    return lines
+
+
+def _case_groups(cases: Sequence[dict[str, object]]) -> list[str]:
+    """Cases grouped by their structural state, in order of first appearance: ``N cases: <state>``."""
+    groups: dict[str, int] = {}
+    for c in cases:
+        failure = c["structuralFailure"]
+        state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {failure}"
+        groups[state] = groups.get(state, 0) + 1
+    return [f"  {n} case{'' if n == 1 else 's'}: {state}" for state, n in groups.items()]
+
+
 def _print_summary(summary: dict[str, object]) -> None:
     from ablation.canonical import js_number  # noqa: PLC0415
 
-    pinned = "pinned" if summary["inputSha256Pinned"] else "NOT pinned"
-    print(f"input sha256 {summary['inputSha256']} ({pinned}): admissible")
+    for line in _hash_lines(summary):
+        print(line)
+    print("input: admissible")
     print("repositories:")
     for r in summary["repositories"]:  # type: ignore[attr-defined]
         eligible = "eligible" if r["sourceListEligible"] else "ineligible (below 60 %)"
@@ -223,12 +257,11 @@ def _print_summary(summary: dict[str, object]) -> None:
             f"{r['metadataPresent']} metadata present, coverage {js_number(r['metadataCoverage'])} {eligible}; "
             f"staleness sample {r['stalenessSampled']} sampled, {r['stalenessStale']} stale; {r['caseCount']} cases"
         )
-    cases = summary["cases"]
-    available = sum(1 for c in cases if c["structuralAvailable"])  # type: ignore[attr-defined]
-    print(f"cases: {len(cases)}; structural evidence valid for {available}")  # type: ignore[arg-type]
-    for c in cases:  # type: ignore[attr-defined]
-        state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {c['structuralFailure']}"
-        print(f"  {c['id']!r} ({c['repositoryId']!r}, maxItems {c['maxItems']}): {state}")
+    cases: list[dict[str, object]] = summary["cases"]  # type: ignore[assignment]
+    available = sum(1 for c in cases if c["structuralAvailable"])
+    print(f"cases: {len(cases)}; structural evidence valid for {available} (each case: verify --json)")
+    for line in _case_groups(cases):
+        print(line)
     evaluator = summary["evaluator"]
     closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]
     print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]
@@ -242,7 +275,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     loaded = _load(args)
     _progress(f"validating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     experiment = validate_experiment(loaded.data, collect_all=args.errors == "all")
-    summary = _verify_summary(loaded, experiment)
+    summary = _verify_summary(loaded, experiment, gzip_checked=args.input_gzip_sha256 is not None)
     if args.json:
         print(dumps(summary))
     else:
