@@ -134,10 +134,12 @@ def _parser() -> argparse.ArgumentParser:
     keygen.add_argument("--private-key", required=True, metavar="K")
     keygen.add_argument("--public-key", required=True, metavar="P")
 
-    notes = sub.add_parser("notes", help="draft Markdown review notes")
-    notes.add_argument("--results", required=True, metavar="OUT")
-    notes.add_argument("--bundle", metavar="B")
-    notes.add_argument("--image-digest", metavar="D")
+    notes = sub.add_parser("notes", help="draft Markdown review notes (written to stdout)")
+    notes.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
+    notes.add_argument("--bundle", metavar="B", help="its evidence bundle: cite its digests and report its signature")
+    notes.add_argument("--image-digest", metavar="D",
+                       help="container image ID to cite (asserted; a warning when the results file records another)")
+    notes.add_argument("--public-key", metavar="P", help="Ed25519 PEM public key: check the bundle's signature")
     return parser
 
 
@@ -327,8 +329,9 @@ def _cmd_notes(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation import notes  # noqa: PLC0415
 
-    sys.stdout.write(notes.render_notes(results_path=args.results, bundle_path=args.bundle,
-                                        image_digest=args.image_digest))  # fmt: skip
+    text = notes.render_notes(results_path=args.results, bundle_path=args.bundle, image_digest=args.image_digest,
+                              public_key_path=args.public_key, warn=_warn)  # fmt: skip
+    sys.stdout.write(text)
     return 0
 
 

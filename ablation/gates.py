@@ -19,7 +19,9 @@ from ablation.experiment import ValidatedExperiment
 from ablation.metrics import member_order
 from ablation.result import CaseOutcome, availability_counts, pairwise_cases
 
-__all__ = ["RepositoryRates", "assess_gates", "equal_repository_rates", "quantity", "reduction_status"]
+__all__ = [
+    "RepositoryRates", "assess_gates", "equal_repository_rates", "exact_text", "quantity", "reduction_status",
+]  # fmt: skip
 
 PRECISION_THRESHOLD = Fraction(1, 10)
 REDUCTION_THRESHOLD = Fraction(1, 5)
@@ -37,8 +39,19 @@ def quantity(value: Fraction | None) -> dict[str, object] | None:
     """
     if value is None:
         return None
-    exact = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    return {"exact": exact, "value": float(value)}
+    return {"exact": exact_text(value), "value": float(value)}
+
+
+def exact_text(value: Fraction) -> str:
+    """A fraction as ``n`` or ``n/d`` in lowest terms, sign on the numerator (also used by ``notes``).
+
+    >>> exact_text(Fraction(6, -4)), exact_text(Fraction(3))
+    ('-3/2', '3')
+
+    Raises:
+        ValueError: a numerator or denominator with more digits than Python converts to text.
+    """
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 @dataclass(frozen=True, slots=True)
