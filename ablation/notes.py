@@ -426,8 +426,8 @@ def _image(r: _Results, image_digest: str | None) -> list[str]:
     if recorded is not None:
         rows.append(["Image ID (results file)", _code(recorded), at_run.format("imageDigest")])
     if image_digest is not None and image_digest != recorded:
-        rows.append(["Image ID (`--image-digest`)", _code(image_digest),
-                     "**asserted** by the caller of `ablation notes`; ablation did not measure or verify it"])  # fmt: skip
+        by_caller = "**asserted** by the caller of `ablation notes`; ablation did not measure or verify it"
+        rows.append(["Image ID (`--image-digest`)", _code(image_digest), by_caller])
     if not rows:
         rows.append(["Image ID", "not recorded", "the run was not made in the container image, and no "
                      "`--image-digest` was given"])  # fmt: skip
@@ -460,7 +460,8 @@ def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -
                      "measured by `ablation notes`; the bundle's results.json is this results file; "
                      "check it with `ablation verify-archive`"])  # fmt: skip
         rows.append(["Bundle content (SHA-256 of `SHA256SUMS`)", _code(bundle[1]),
-                     "measured by `ablation notes`: names what the bundle holds, whatever its compression"])  # fmt: skip
+                     "measured by `ablation notes`: names what the bundle holds, whatever its "
+                     "compression"])  # fmt: skip
     evaluator = rec.get("evaluator")
     rows.append(["Evaluator identityDigest", _code(_get(evaluator, 'identityDigest')),
                  "measured by the run: canonical digest of `evaluator.measured`"])  # fmt: skip
@@ -759,7 +760,8 @@ def _gates(r: _Results) -> list[str]:
         f"{_code(_get(assessment, 'treatment'), cell=False)}). Exact fractions from integer counts; the thresholds are the exact "
         "rationals 1/10 and 1/5. `status` is `requires_review` where the input cannot decide the gate.",
         "",
-        *_table(["Gate", "Name", "Measured (exact)", "Value (4 places)", "Threshold", "Numeric status", "Status"], rows),
+        *_table(["Gate", "Name", "Measured (exact)", "Value (4 places)", "Threshold", "Numeric status", "Status"],
+                rows),
         "",
         f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed is True else 'no'}**.",
         f"- Automatic adoption: **{'no' if _get(assessment, 'automaticAdoption') is False else 'INVALID VALUE'}** "
