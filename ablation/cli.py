@@ -101,6 +101,13 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
                         help="report the first violation (default) or every one found")  # fmt: skip
 
 
+def _command(
+    sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
+) -> argparse.ArgumentParser:  # fmt: skip
+    """A command whose one-line help is listed by ``ablation --help`` and heads its own ``--help``."""
+    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")  # type: ignore[no-any-return]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ablation",
@@ -109,32 +116,34 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ablation {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="verify the input hash, validate, evaluate and write the output file")
+    run = _command(sub, "run", "verify the input hash, validate, evaluate and write the output file")
     _add_input(run)
     run.add_argument("--output", required=True, metavar="OUT", help="new output file (never overwritten)")
 
-    verify = sub.add_parser("verify", help="everything run checks, without ranking or metrics")
+    verify = _command(sub, "verify", "everything run checks, without ranking or metrics")
     _add_input(verify)
     verify.add_argument("--json", action="store_true", help="machine-readable summary")
 
-    sub.add_parser("identity", help="print the evaluator identity")
+    _command(sub, "identity", "print the evaluator identity (JSON)")
 
-    archive = sub.add_parser("archive", help="write a deterministic evidence bundle")
-    archive.add_argument("--input", required=True, metavar="F")
-    archive.add_argument("--results", required=True, metavar="OUT")
-    archive.add_argument("--bundle", required=True, metavar="B")
-    archive.add_argument("--evidence", action="append", default=[], metavar="PATH")
-    archive.add_argument("--sign-key", metavar="K")
+    archive = _command(sub, "archive", "write a deterministic evidence bundle (.tar.gz)")
+    archive.add_argument("--input", required=True, metavar="F", help="the prepared input the results were made from")
+    archive.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
+    archive.add_argument("--bundle", required=True, metavar="B", help="new bundle file (never overwritten)")
+    archive.add_argument("--evidence", action="append", default=[], metavar="PATH",
+                         help="a file or folder to add under extra/ (repeatable)")  # fmt: skip
+    archive.add_argument("--sign-key", metavar="K", help="Ed25519 PEM private key (from keygen): sign SHA256SUMS")
 
-    verify_archive = sub.add_parser("verify-archive", help="re-check a bundle and recompute its result")
-    verify_archive.add_argument("bundle", metavar="B")
-    verify_archive.add_argument("--public-key", metavar="P")
+    verify_archive = _command(sub, "verify-archive", "re-check a bundle and recompute its result")
+    verify_archive.add_argument("bundle", metavar="B", help="the bundle file")
+    verify_archive.add_argument("--public-key", metavar="P",
+                                help="Ed25519 PEM public key: the bundle must carry a valid signature by it")  # fmt: skip
 
-    keygen = sub.add_parser("keygen", help="make an Ed25519 key pair for signing bundles")
-    keygen.add_argument("--private-key", required=True, metavar="K")
-    keygen.add_argument("--public-key", required=True, metavar="P")
+    keygen = _command(sub, "keygen", "make an Ed25519 key pair for signing bundles")
+    keygen.add_argument("--private-key", required=True, metavar="K", help="new private key file (PEM, mode 0600)")
+    keygen.add_argument("--public-key", required=True, metavar="P", help="new public key file (PEM)")
 
-    notes = sub.add_parser("notes", help="draft Markdown review notes (written to stdout)")
+    notes = _command(sub, "notes", "draft Markdown review notes (written to stdout)")
     notes.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
     notes.add_argument("--bundle", metavar="B", help="its evidence bundle: cite its digests and report its signature")
     notes.add_argument("--image-digest", metavar="D",
