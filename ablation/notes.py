@@ -1,11 +1,16 @@
 """Review notes: a Markdown draft for the independent reviewer, from one results file.
 
-The draft cites the digests (input, results, bundle, evaluator identity, and the
-image digest as asserted), shows the populations with their denominators, the
-per-repository figures of every pairwise treatment and of the all-four
-intersection, the adoption gates with their exact fractions, staleness rates,
-structural availability, cost disclosure and the protocol's limitations, and
-ends with an owner-decision section that is left empty: ``ablation`` never
+The draft starts with what to cite (input, results, bundle and bundle-content
+digests, evaluator identity, the image ID as asserted, the signature), then
+the signature's status (checked with ``--public-key`` as ``verify-archive``
+does), the container image (asserted; both IDs and a warning when
+``--image-digest`` disagrees with the results file) and the digests with their
+basis. It shows the populations with their denominators, the per-repository
+figures of every pairwise treatment (each with a Mermaid ``xychart-beta``
+whose syntax holds only our labels ``r0``, ``r1``, … and numbers; the tables
+stay the authority) and of the all-four intersection, the adoption gates with
+their exact fractions, staleness rates, structural availability, cost
+disclosure and the protocol's limitations, and ends with an owner-decision section that is left empty: ``ablation`` never
 makes or suggests the ADOPT / REFINE / REJECT decision (preregistration gate 8;
 issue 5).
 
@@ -13,7 +18,7 @@ The text depends only on the results file and the arguments: no dates, no
 environment. Exact figures are :class:`fractions.Fraction` values computed from
 the integer counts the results file records (hits, selections, omissions, case
 counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
-floats in ``result``.
+floats in ``result``; decimals beside them are rounded to 4 places.
 
 The results file is read as the bundle verifier reads a bundled one (:mod:`ablation.results_file`: JSON,
 nesting, shape, its own evaluator digest) and the values computed with are
