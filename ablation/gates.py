@@ -11,7 +11,7 @@ gates").
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -20,8 +20,15 @@ from ablation.metrics import member_order
 from ablation.result import CaseOutcome, availability_counts, pairwise_cases
 
 __all__ = [
-    "RepositoryRates", "assess_gates", "equal_repository_rates", "exact_text", "quantity", "reduction_status",
-]  # fmt: skip
+    "GATES",
+    "NUMERIC_GATES",
+    "RepositoryRates",
+    "assess_gates",
+    "equal_repository_rates",
+    "exact_text",
+    "quantity",
+    "reduction_status",
+]
 
 PRECISION_THRESHOLD = Fraction(1, 10)
 REDUCTION_THRESHOLD = Fraction(1, 5)
@@ -114,12 +121,17 @@ def reduction_status(u_paths: Fraction, u_source_list: Fraction) -> tuple[str, F
     return ("pass" if reduction >= REDUCTION_THRESHOLD else "fail"), reduction
 
 
-def _gate(gate_id: str, name: str, numeric: str | None, decided: bool, measured: dict[str, object], basis: str) -> dict[str, object]:
+def _gate(
+    gate_id: str, name: str, numeric: str | None, decided: bool, measured: dict[str, object], basis: str
+) -> dict[str, object]:
+    """One ``Gate`` object: ``status`` follows ``numericStatus`` when it fails, else pass or review."""
     if numeric in ("fail", "not_demonstrated"):
         status = numeric
     else:
         status = "pass" if decided else "requires_review"
-    return {"id": gate_id, "name": name, "status": status, "numericStatus": numeric, "measured": measured, "basis": basis}
+    return {
+        "id": gate_id, "name": name, "status": status, "numericStatus": numeric, "measured": measured, "basis": basis,
+    }
 
 
 def _approximate(byte_count: int | None) -> dict[str, int | None]:
@@ -136,7 +148,221 @@ def _raw_receipt_bytes(bundle: object) -> int | None:
     return len(value.encode("utf-8")) if isinstance(value, str) else None
 
 
-def assess_gates(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome]) -> dict[str, object]:  # noqa: PLR0915
+@dataclass(frozen=True, slots=True)
+class _Treatment:
+    """G4's population (paths ∩ source_list available) and both arms' equal-repository rates.
+
+    ``paths`` and ``source_list`` are ``(precision, unnecessary/case, omissions/case)``,
+    ``None`` when the population has no repository.
+    """
+
+    population: dict[str, object]
+    paths: tuple[Fraction, Fraction, Fraction] | None
+    source_list: tuple[Fraction, Fraction, Fraction] | None
+
+
+def _treatment(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome]) -> _Treatment:
+    _, available = pairwise_cases(outcomes, ("paths", "source_list"))
+    grouped: dict[str, list[CaseOutcome]] = {r.id: [] for r in experiment.repositories}
+    for o in available:
+        grouped[o.repository.id].append(o)
+    order = [rid for rid in member_order([r.id for r in experiment.repositories]) if grouped[rid]]
+    return _Treatment(
+        population={"repositoryCount": len(order), "caseCount": len(available), "repositoryIds": order},
+        paths=equal_repository_rates([_repository_rates(grouped[rid], "paths") for rid in order]),
+        source_list=equal_repository_rates([_repository_rates(grouped[rid], "source_list") for rid in order]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    """What every gate reads: the validated experiment, the evaluated cases, G4's treatment rates."""
+
+    experiment: ValidatedExperiment
+    outcomes: Sequence[CaseOutcome]
+    treatment: _Treatment
+
+
+def _g1(x: _Inputs) -> dict[str, object]:
+    """G1 — at least three repositories with coverage >= 3/5 (exact: present/items)."""
+    repos = x.experiment.repositories
+    coverage = [Fraction(r.present_count, r.item_count) for r in repos]
+    eligible_ids = [r.id for r, c in zip(repos, coverage, strict=True) if c >= COVERAGE_THRESHOLD]
+    numeric = "pass" if len(eligible_ids) >= MIN_ELIGIBLE_REPOSITORIES else "fail"
+    measured = {
+        "eligibleRepositoryCount": len(eligible_ids),
+        "eligibleRepositoryIds": eligible_ids,
+        "coverage": [
+            {"repositoryId": r.id, "coverage": quantity(c), "eligible": c >= COVERAGE_THRESHOLD}
+            for r, c in zip(repos, coverage, strict=True)
+        ],
+        "threshold": {"repositories": MIN_ELIGIBLE_REPOSITORIES, "coverage": quantity(COVERAGE_THRESHOLD)},
+    }
+    basis = (
+        "At least three independently owned representative repositories must derive at least 60% present "
+        "metadata coverage; ownership and representativeness need independent review."
+    )
+    return _gate("G1", "eligible_repositories", numeric, False, measured, basis)
+
+
+def _g2(x: _Inputs) -> dict[str, object]:
+    """G2 — >= 10 cases per repository with distinct intents and target bases (validation guarantees it)."""
+    per_repo_cases = {r.id: 0 for r in x.experiment.repositories}
+    for o in x.outcomes:
+        per_repo_cases[o.repository.id] += 1
+    measured = {
+        "casesPerRepository": [{"repositoryId": rid, "caseCount": n} for rid, n in per_repo_cases.items()],
+        "minimumCasesPerRepository": 10,
+    }
+    basis = (
+        "Every declared repository has at least 10 cases with distinct intent signatures and target bases "
+        "(enforced by validation); the questions still need pre-ranking review."
+    )
+    return _gate("G2", "case_cohorts", "pass", False, measured, basis)
+
+
+def _g3(x: _Inputs) -> dict[str, object]:
+    """G3 — identical universes and positive budgets (by construction)."""
+    measured = {
+        "caseCount": len(x.outcomes),
+        "armsShareCandidateUniverse": True,
+        "positiveMaxItems": all(o.case.record.max_items >= 1 for o in x.outcomes),
+    }
+    basis = (
+        "All arms rank each case's single validated candidate universe under the same positive maxItems, "
+        "and truth enters only the metrics after selection."
+    )
+    return _gate("G3", "identical_universes_and_budgets", "pass", True, measured, basis)
+
+
+_EMPTY_POPULATION = "No repository reaches 60% coverage, so the source_list population is empty."
+
+
+def _g4a(x: _Inputs) -> dict[str, object]:
+    """G4a — equal-repository precision of source_list minus paths >= 1/10."""
+    t = x.treatment
+    if t.paths is None or t.source_list is None:
+        measured = {"population": t.population, "paths": None, "sourceList": None, "delta": None}
+        return _gate("G4a", "precision_delta", "not_demonstrated", True, measured, _EMPTY_POPULATION)
+    delta = t.source_list[0] - t.paths[0]
+    measured = {
+        "population": t.population, "paths": quantity(t.paths[0]), "sourceList": quantity(t.source_list[0]),
+        "delta": quantity(delta), "threshold": quantity(PRECISION_THRESHOLD),
+    }
+    basis = "Equal-repository macro precision of source_list minus paths must be at least 1/10."
+    return _gate("G4a", "precision_delta", "pass" if delta >= PRECISION_THRESHOLD else "fail", True, measured, basis)
+
+
+def _g4b(x: _Inputs) -> dict[str, object]:
+    """G4b — (U_paths − U_source_list) / U_paths >= 1/5 with U_paths > 0."""
+    t = x.treatment
+    if t.paths is None or t.source_list is None:
+        measured = {"population": t.population, "paths": None, "sourceList": None, "reduction": None}
+        return _gate("G4b", "unnecessary_reduction", "not_demonstrated", True, measured, _EMPTY_POPULATION)
+    status, reduction = reduction_status(t.paths[1], t.source_list[1])
+    measured = {
+        "population": t.population, "paths": quantity(t.paths[1]), "sourceList": quantity(t.source_list[1]),
+        "reduction": quantity(reduction), "threshold": quantity(REDUCTION_THRESHOLD),
+    }
+    basis = (
+        "(pathsMacroUnnecessary - sourceListMacroUnnecessary) / pathsMacroUnnecessary must be at least 1/5 "
+        "with a strictly positive paths baseline; a zero baseline is not demonstrated."
+    )
+    return _gate("G4b", "unnecessary_reduction", status, True, measured, basis)
+
+
+def _g4c(x: _Inputs) -> dict[str, object]:
+    """G4c — equal-repository omissions per case must not increase under source_list."""
+    t = x.treatment
+    if t.paths is None or t.source_list is None:
+        measured = {"population": t.population, "paths": None, "sourceList": None, "delta": None}
+        return _gate("G4c", "omission_delta", "not_demonstrated", True, measured, _EMPTY_POPULATION)
+    delta = t.source_list[2] - t.paths[2]
+    measured = {
+        "population": t.population, "paths": quantity(t.paths[2]), "sourceList": quantity(t.source_list[2]),
+        "delta": quantity(delta),
+    }
+    basis = "Equal-repository target omissions per case must not increase under source_list."
+    return _gate("G4c", "omission_delta", "pass" if delta <= 0 else "fail", True, measured, basis)
+
+
+def _g5(x: _Inputs) -> dict[str, object]:
+    """G5 — staleness reported for every repository; ineligible repositories stay visible as controls."""
+    repos = x.experiment.repositories
+    measured = {
+        "repositories": [
+            {
+                "repositoryId": r.id,
+                "sampled": len(r.staleness.sampled_paths),
+                "stale": len(r.staleness.stale_paths),
+                "staleRate": quantity(Fraction(len(r.staleness.stale_paths), len(r.staleness.sampled_paths))),
+                "sourceListEligible": r.source_list_eligible,
+            }
+            for r in repos
+        ],
+        "ineligibleControls": [r.id for r in repos if not r.source_list_eligible],
+    }
+    basis = (
+        "Metadata staleness is sampled and reported for every repository; the sampling method needs "
+        "independent review."
+    )
+    return _gate("G5", "metadata_staleness", None, False, measured, basis)
+
+
+def _g6(x: _Inputs) -> dict[str, object]:
+    """G6 — structural and fusion stay separate from source-list semantics, availability reported."""
+    measured = {
+        "structural": availability_counts(x.outcomes, "structural"),
+        "fusion": availability_counts(x.outcomes, "fusion"),
+    }
+    basis = (
+        "Structural and fusion arms use only fail-closed SCI receipts and observations without fallback; "
+        "a structural improvement cannot substitute for the metadata gate."
+    )
+    return _gate("G6", "structural_evidence_separate", None, False, measured, basis)
+
+
+def _g7(x: _Inputs) -> dict[str, object]:
+    """G7 — cost disclosure: raw artifact bytes and approximate tokens; latency is not in a v2 input."""
+    measured = {
+        "repositories": [
+            {
+                "repositoryId": r.id,
+                "sourceListRawBytes": _approximate(r.source_list.raw_bytes),
+                "gitEvidenceBytes": _approximate(r.preparation.git_evidence_bytes),
+            }
+            for r in x.experiment.repositories
+        ],
+        "cases": [
+            {"caseId": o.case.record.id, "sciReceiptRawBytes": _approximate(_raw_receipt_bytes(o.case.record.bundle))}
+            for o in x.outcomes
+        ],
+        "latency": None,
+    }
+    basis = (
+        "Raw artifact sizes with approximate token counts (bytes/4, rounded up) are disclosed; latency, "
+        "executable identity and maintenance limits need review."
+    )
+    return _gate("G7", "cost_disclosure", None, False, measured, basis)
+
+
+def _g8(_: _Inputs) -> dict[str, object]:
+    """G8 — independent post-ranking review with an explicit owner decision."""
+    basis = (
+        "An independent post-ranking review must record an explicit ADOPT, REFINE or REJECT "
+        "owner decision; this evaluator never makes it."
+    )
+    return _gate("G8", "independent_review", None, False, {}, basis)
+
+
+GATES: tuple[Callable[[_Inputs], dict[str, object]], ...] = (_g1, _g2, _g3, _g4a, _g4b, _g4c, _g5, _g6, _g7, _g8)
+"""One function per gate, in the order of ``gateAssessment.gates`` (G1, G2, G3, G4a, G4b, G4c, G5 … G8)."""
+
+NUMERIC_GATES = ("G1", "G4a", "G4b", "G4c")
+"""The gates whose numeric parts decide ``numericGatesPassed``."""
+
+
+def assess_gates(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome]) -> dict[str, object]:
     """Evaluate G1 … G8 (G4 in three parts) for the ``source_list`` treatment.
 
     Args:
@@ -148,121 +374,13 @@ def assess_gates(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome
 
     Spec: PRODUCT.md "gateAssessment"; preregistration "Adoption decision gates" 1–8.
     """
-    repos = experiment.repositories
-    gates: list[dict[str, object]] = []
-
-    # G1 — at least three repositories with coverage >= 3/5 (exact: present/items).
-    coverage = [Fraction(r.present_count, r.item_count) for r in repos]
-    eligible_ids = [r.id for r, c in zip(repos, coverage, strict=True) if c >= COVERAGE_THRESHOLD]
-    g1 = "pass" if len(eligible_ids) >= MIN_ELIGIBLE_REPOSITORIES else "fail"
-    gates.append(_gate("G1", "eligible_repositories", g1, False, {
-        "eligibleRepositoryCount": len(eligible_ids),
-        "eligibleRepositoryIds": eligible_ids,
-        "coverage": [{"repositoryId": r.id, "coverage": quantity(c), "eligible": c >= COVERAGE_THRESHOLD}
-                     for r, c in zip(repos, coverage, strict=True)],
-        "threshold": {"repositories": MIN_ELIGIBLE_REPOSITORIES, "coverage": quantity(COVERAGE_THRESHOLD)},
-    }, "At least three independently owned representative repositories must derive at least 60% present "
-       "metadata coverage; ownership and representativeness need independent review."))  # fmt: skip
-
-    # G2 — >= 10 cases per repository with distinct intents and target bases (validation guarantees it).
-    per_repo_cases = {r.id: 0 for r in repos}
-    for o in outcomes:
-        per_repo_cases[o.repository.id] += 1
-    gates.append(_gate("G2", "case_cohorts", "pass", False, {
-        "casesPerRepository": [{"repositoryId": rid, "caseCount": n} for rid, n in per_repo_cases.items()],
-        "minimumCasesPerRepository": 10,
-    }, "Every declared repository has at least 10 cases with distinct intent signatures and target bases "
-       "(enforced by validation); the questions still need pre-ranking review."))  # fmt: skip
-
-    # G3 — identical universes and positive budgets (by construction).
-    gates.append(_gate("G3", "identical_universes_and_budgets", "pass", True, {
-        "caseCount": len(outcomes),
-        "armsShareCandidateUniverse": True,
-        "positiveMaxItems": all(o.case.record.max_items >= 1 for o in outcomes),
-    }, "All arms rank each case's single validated candidate universe under the same positive maxItems, "
-       "and truth enters only the metrics after selection."))  # fmt: skip
-
-    # G4 — on the paths ∩ source_list available population, equal-repository means.
-    _, available = pairwise_cases(outcomes, ("paths", "source_list"))
-    grouped: dict[str, list[CaseOutcome]] = {r.id: [] for r in repos}
-    for o in available:
-        grouped[o.repository.id].append(o)
-    order = [rid for rid in member_order([r.id for r in repos]) if grouped[rid]]
-    paths_rates = equal_repository_rates([_repository_rates(grouped[rid], "paths") for rid in order])
-    sl_rates = equal_repository_rates([_repository_rates(grouped[rid], "source_list") for rid in order])
-    population = {"repositoryCount": len(order), "caseCount": len(available), "repositoryIds": order}
-    if paths_rates is None or sl_rates is None:
-        none = {"population": population}
-        basis = "No repository reaches 60% coverage, so the source_list population is empty."
-        gates.append(_gate("G4a", "precision_delta", "not_demonstrated", True,
-                           {**none, "paths": None, "sourceList": None, "delta": None}, basis))  # fmt: skip
-        gates.append(_gate("G4b", "unnecessary_reduction", "not_demonstrated", True,
-                           {**none, "paths": None, "sourceList": None, "reduction": None}, basis))  # fmt: skip
-        gates.append(_gate("G4c", "omission_delta", "not_demonstrated", True,
-                           {**none, "paths": None, "sourceList": None, "delta": None}, basis))  # fmt: skip
-    else:
-        p_delta = sl_rates[0] - paths_rates[0]
-        gates.append(_gate("G4a", "precision_delta", "pass" if p_delta >= PRECISION_THRESHOLD else "fail", True, {
-            "population": population, "paths": quantity(paths_rates[0]), "sourceList": quantity(sl_rates[0]),
-            "delta": quantity(p_delta), "threshold": quantity(PRECISION_THRESHOLD),
-        }, "Equal-repository macro precision of source_list minus paths must be at least 1/10."))  # fmt: skip
-        status, reduction = reduction_status(paths_rates[1], sl_rates[1])
-        gates.append(_gate("G4b", "unnecessary_reduction", status, True, {
-            "population": population, "paths": quantity(paths_rates[1]), "sourceList": quantity(sl_rates[1]),
-            "reduction": quantity(reduction), "threshold": quantity(REDUCTION_THRESHOLD),
-        }, "(pathsMacroUnnecessary - sourceListMacroUnnecessary) / pathsMacroUnnecessary must be at least 1/5 "
-           "with a strictly positive paths baseline; a zero baseline is not demonstrated."))  # fmt: skip
-        o_delta = sl_rates[2] - paths_rates[2]
-        gates.append(_gate("G4c", "omission_delta", "pass" if o_delta <= 0 else "fail", True, {
-            "population": population, "paths": quantity(paths_rates[2]), "sourceList": quantity(sl_rates[2]),
-            "delta": quantity(o_delta),
-        }, "Equal-repository target omissions per case must not increase under source_list."))  # fmt: skip
-
-    # G5 — staleness reported for every repository; ineligible repositories stay visible as controls.
-    gates.append(_gate("G5", "metadata_staleness", None, False, {
-        "repositories": [{
-            "repositoryId": r.id,
-            "sampled": len(r.staleness.sampled_paths),
-            "stale": len(r.staleness.stale_paths),
-            "staleRate": quantity(Fraction(len(r.staleness.stale_paths), len(r.staleness.sampled_paths))),
-            "sourceListEligible": r.source_list_eligible,
-        } for r in repos],
-        "ineligibleControls": [r.id for r in repos if not r.source_list_eligible],
-    }, "Metadata staleness is sampled and reported for every repository; the sampling method needs "
-       "independent review."))  # fmt: skip
-
-    # G6 — structural and fusion stay separate from source-list semantics, availability reported.
-    gates.append(_gate("G6", "structural_evidence_separate", None, False, {
-        "structural": availability_counts(outcomes, "structural"),
-        "fusion": availability_counts(outcomes, "fusion"),
-    }, "Structural and fusion arms use only fail-closed SCI receipts and observations without fallback; "
-       "a structural improvement cannot substitute for the metadata gate."))  # fmt: skip
-
-    # G7 — cost disclosure: raw artifact bytes and approximate tokens; latency is not in a v2 input.
-    gates.append(_gate("G7", "cost_disclosure", None, False, {
-        "repositories": [{
-            "repositoryId": r.id,
-            "sourceListRawBytes": _approximate(r.source_list.raw_bytes),
-            "gitEvidenceBytes": _approximate(r.preparation.git_evidence_bytes),
-        } for r in repos],
-        "cases": [{
-            "caseId": o.case.record.id,
-            "sciReceiptRawBytes": _approximate(_raw_receipt_bytes(o.case.record.bundle)),
-        } for o in outcomes],
-        "latency": None,
-    }, "Raw artifact sizes with approximate token counts (bytes/4, rounded up) are disclosed; latency, "
-       "executable identity and maintenance limits need review."))  # fmt: skip
-
-    # G8 — independent post-ranking review with an explicit owner decision.
-    gates.append(_gate("G8", "independent_review", None, False, {},
-                       "An independent post-ranking review must record an explicit ADOPT, REFINE or REJECT "
-                       "owner decision; this evaluator never makes it."))  # fmt: skip
-
+    inputs = _Inputs(experiment, outcomes, _treatment(experiment, outcomes))
+    gates = [gate(inputs) for gate in GATES]
     numeric = {g["id"]: g["numericStatus"] for g in gates}
     return {
         "population": "paths_and_treatment_available_intersection",
         "treatment": "source_list",
         "gates": gates,
-        "numericGatesPassed": all(numeric[g] == "pass" for g in ("G1", "G4a", "G4b", "G4c")),
+        "numericGatesPassed": all(numeric[g] == "pass" for g in NUMERIC_GATES),
         "automaticAdoption": False,
     }
