@@ -101,6 +101,13 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
                         help="report the first violation (default) or every one found")  # fmt: skip
 
 
+def _command(
+    sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
+) -> argparse.ArgumentParser:  # fmt: skip
+    """A command whose one-line help is listed by ``ablation --help`` and heads its own ``--help``."""
+    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")  # type: ignore[no-any-return]
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ablation",
@@ -109,35 +116,39 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ablation {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="verify the input hash, validate, evaluate and write the output file")
+    run = _command(sub, "run", "verify the input hash, validate, evaluate and write the output file")
     _add_input(run)
     run.add_argument("--output", required=True, metavar="OUT", help="new output file (never overwritten)")
 
-    verify = sub.add_parser("verify", help="everything run checks, without ranking or metrics")
+    verify = _command(sub, "verify", "everything run checks, without ranking or metrics")
     _add_input(verify)
     verify.add_argument("--json", action="store_true", help="machine-readable summary")
 
-    sub.add_parser("identity", help="print the evaluator identity")
+    _command(sub, "identity", "print the evaluator identity (JSON)")
 
-    archive = sub.add_parser("archive", help="write a deterministic evidence bundle")
-    archive.add_argument("--input", required=True, metavar="F")
-    archive.add_argument("--results", required=True, metavar="OUT")
-    archive.add_argument("--bundle", required=True, metavar="B")
-    archive.add_argument("--evidence", action="append", default=[], metavar="PATH")
-    archive.add_argument("--sign-key", metavar="K")
+    archive = _command(sub, "archive", "write a deterministic evidence bundle (.tar.gz)")
+    archive.add_argument("--input", required=True, metavar="F", help="the prepared input the results were made from")
+    archive.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
+    archive.add_argument("--bundle", required=True, metavar="B", help="new bundle file (never overwritten)")
+    archive.add_argument("--evidence", action="append", default=[], metavar="PATH",
+                         help="a file or folder to add under extra/ (repeatable)")  # fmt: skip
+    archive.add_argument("--sign-key", metavar="K", help="Ed25519 PEM private key (from keygen): sign SHA256SUMS")
 
-    verify_archive = sub.add_parser("verify-archive", help="re-check a bundle and recompute its result")
-    verify_archive.add_argument("bundle", metavar="B")
-    verify_archive.add_argument("--public-key", metavar="P")
+    verify_archive = _command(sub, "verify-archive", "re-check a bundle and recompute its result")
+    verify_archive.add_argument("bundle", metavar="B", help="the bundle file")
+    verify_archive.add_argument("--public-key", metavar="P",
+                                help="Ed25519 PEM public key: the bundle must carry a valid signature by it")  # fmt: skip
 
-    keygen = sub.add_parser("keygen", help="make an Ed25519 key pair for signing bundles")
-    keygen.add_argument("--private-key", required=True, metavar="K")
-    keygen.add_argument("--public-key", required=True, metavar="P")
+    keygen = _command(sub, "keygen", "make an Ed25519 key pair for signing bundles")
+    keygen.add_argument("--private-key", required=True, metavar="K", help="new private key file (PEM, mode 0600)")
+    keygen.add_argument("--public-key", required=True, metavar="P", help="new public key file (PEM)")
 
-    notes = sub.add_parser("notes", help="draft Markdown review notes")
-    notes.add_argument("--results", required=True, metavar="OUT")
-    notes.add_argument("--bundle", metavar="B")
-    notes.add_argument("--image-digest", metavar="D")
+    notes = _command(sub, "notes", "draft Markdown review notes (written to stdout)")
+    notes.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
+    notes.add_argument("--bundle", metavar="B", help="its evidence bundle: cite its digests and report its signature")
+    notes.add_argument("--image-digest", metavar="D",
+                       help="container image ID to cite (asserted; a warning when the results file records another)")
+    notes.add_argument("--public-key", metavar="P", help="Ed25519 PEM public key: check the bundle's signature")
     return parser
 
 
@@ -176,11 +187,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment) -> dict[str, object]:
-    """The blind pre-run summary: nothing derived from truth, no selection, no metric."""
+def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzip_checked: bool) -> dict[str, object]:
+    """The blind pre-run summary: nothing derived from truth, no selection, no metric.
+
+    ``inputSha256Pinned``: ``--input-sha256`` was given (and matched);
+    ``inputGzipSha256`` (``null`` for a plain ``.json`` input) and
+    ``inputGzipSha256Checked``: ``--input-gzip-sha256`` was given (and matched).
+    """
     return {
         "inputSha256": loaded.sha256,
         "inputSha256Pinned": loaded.pinned,
+        "inputGzipSha256": loaded.gzip_sha256,
+        "inputGzipSha256Checked": gzip_checked,
         "repositories": [
             {
                 "id": r.id,
@@ -210,11 +228,38 @@ def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment) -> dic
     }
 
 
+def _hash_lines(summary: dict[str, object]) -> list[str]:
+    """Which input hashes were given and checked, and which were only computed (issue 12 item 3)."""
+    if summary["inputSha256Pinned"]:
+        lines = [f"input sha256      {summary['inputSha256']} (pinned: --input-sha256 given and matched)"]
+    else:
+        lines = [f"input sha256      {summary['inputSha256']} (NOT pinned: computed only, no --input-sha256 given)"]
+    gzip_sha = summary["inputGzipSha256"]
+    if gzip_sha is None:
+        lines.append("input gzip sha256 not applicable (the input is not a .gz file)")
+    elif summary["inputGzipSha256Checked"]:
+        lines.append(f"input gzip sha256 {gzip_sha} (checked: --input-gzip-sha256 given and matched)")
+    else:
+        lines.append(f"input gzip sha256 {gzip_sha} (NOT checked: computed only, no --input-gzip-sha256 given)")
+    return lines
+
+
+def _case_groups(cases: Sequence[dict[str, object]]) -> list[str]:
+    """Cases grouped by their structural state, in order of first appearance: ``N cases: <state>``."""
+    groups: dict[str, int] = {}
+    for c in cases:
+        failure = c["structuralFailure"]
+        state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {failure}"
+        groups[state] = groups.get(state, 0) + 1
+    return [f"  {n} case{'' if n == 1 else 's'}: {state}" for state, n in groups.items()]
+
+
 def _print_summary(summary: dict[str, object]) -> None:
     from ablation.canonical import js_number  # noqa: PLC0415
 
-    pinned = "pinned" if summary["inputSha256Pinned"] else "NOT pinned"
-    print(f"input sha256 {summary['inputSha256']} ({pinned}): admissible")
+    for line in _hash_lines(summary):
+        print(line)
+    print("input: admissible")
     print("repositories:")
     for r in summary["repositories"]:  # type: ignore[attr-defined]
         eligible = "eligible" if r["sourceListEligible"] else "ineligible (below 60 %)"
@@ -223,12 +268,11 @@ def _print_summary(summary: dict[str, object]) -> None:
             f"{r['metadataPresent']} metadata present, coverage {js_number(r['metadataCoverage'])} {eligible}; "
             f"staleness sample {r['stalenessSampled']} sampled, {r['stalenessStale']} stale; {r['caseCount']} cases"
         )
-    cases = summary["cases"]
-    available = sum(1 for c in cases if c["structuralAvailable"])  # type: ignore[attr-defined]
-    print(f"cases: {len(cases)}; structural evidence valid for {available}")  # type: ignore[arg-type]
-    for c in cases:  # type: ignore[attr-defined]
-        state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {c['structuralFailure']}"
-        print(f"  {c['id']!r} ({c['repositoryId']!r}, maxItems {c['maxItems']}): {state}")
+    cases: list[dict[str, object]] = summary["cases"]  # type: ignore[assignment]
+    available = sum(1 for c in cases if c["structuralAvailable"])
+    print(f"cases: {len(cases)}; structural evidence valid for {available} (each case: verify --json)")
+    for line in _case_groups(cases):
+        print(line)
     evaluator = summary["evaluator"]
     closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]
     print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]
@@ -242,7 +286,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     loaded = _load(args)
     _progress(f"validating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     experiment = validate_experiment(loaded.data, collect_all=args.errors == "all")
-    summary = _verify_summary(loaded, experiment)
+    summary = _verify_summary(loaded, experiment, gzip_checked=args.input_gzip_sha256 is not None)
     if args.json:
         print(dumps(summary))
     else:
@@ -294,8 +338,9 @@ def _cmd_notes(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation import notes  # noqa: PLC0415
 
-    sys.stdout.write(notes.render_notes(results_path=args.results, bundle_path=args.bundle,
-                                        image_digest=args.image_digest))  # fmt: skip
+    text = notes.render_notes(results_path=args.results, bundle_path=args.bundle, image_digest=args.image_digest,
+                              public_key_path=args.public_key, warn=_warn)  # fmt: skip
+    sys.stdout.write(text)
     return 0
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "RepositoryRates",
     "assess_gates",
     "equal_repository_rates",
+    "exact_text",
     "quantity",
     "reduction_status",
 ]
@@ -45,8 +46,19 @@ def quantity(value: Fraction | None) -> dict[str, object] | None:
     """
     if value is None:
         return None
-    exact = str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-    return {"exact": exact, "value": float(value)}
+    return {"exact": exact_text(value), "value": float(value)}
+
+
+def exact_text(value: Fraction) -> str:
+    """A fraction as ``n`` or ``n/d`` in lowest terms, sign on the numerator (also used by ``notes``).
+
+    >>> exact_text(Fraction(6, -4)), exact_text(Fraction(3))
+    ('-3/2', '3')
+
+    Raises:
+        ValueError: a numerator or denominator with more digits than Python converts to text.
+    """
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,16 @@
 """Review notes: a Markdown draft for the independent reviewer, from one results file.
 
-The draft cites the digests (input, results, bundle, evaluator identity, and the
-image digest as asserted), shows the populations with their denominators, the
-per-repository figures of every pairwise treatment and of the all-four
-intersection, the adoption gates with their exact fractions, staleness rates,
-structural availability, cost disclosure and the protocol's limitations, and
-ends with an owner-decision section that is left empty: ``ablation`` never
+The draft starts with what to cite (input, results, bundle and bundle-content
+digests, evaluator identity, the image ID as asserted, the signature), then
+the signature's status (checked with ``--public-key`` as ``verify-archive``
+does), the container image (asserted; both IDs and a warning when
+``--image-digest`` disagrees with the results file) and the digests with their
+basis. It shows the populations with their denominators, the per-repository
+figures of every pairwise treatment (each with a Mermaid ``xychart-beta``
+whose syntax holds only our labels ``r0``, ``r1``, … and numbers; the tables
+stay the authority) and of the all-four intersection, the adoption gates with
+their exact fractions, staleness rates, structural availability, cost
+disclosure and the protocol's limitations, and ends with an owner-decision section that is left empty: ``ablation`` never
 makes or suggests the ADOPT / REFINE / REJECT decision (preregistration gate 8;
 issue 5).
 
@@ -13,7 +18,7 @@ The text depends only on the results file and the arguments: no dates, no
 environment. Exact figures are :class:`fractions.Fraction` values computed from
 the integer counts the results file records (hits, selections, omissions, case
 counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
-floats in ``result``.
+floats in ``result``; decimals beside them are rounded to 4 places.
 
 The results file is read as the bundle verifier reads a bundled one (:mod:`ablation.results_file`: JSON,
 nesting, shape, its own evaluator digest) and the values computed with are
@@ -25,17 +30,20 @@ are not strings are shown in their JSON spelling (``null``, ``true``).
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ablation.canonical import js_number, sha256_hex
 from ablation.errors import IntegrityError, UsageError
+from ablation.gates import exact_text
 from ablation.output import read_file
 from ablation.results_file import check_input_hashes, load_results
 from ablation.strictjson import MAX_SAFE_INTEGER, child
 
-__all__ = ["build_notes", "figures_problem", "render_notes"]
+__all__ = ["Signature", "build_notes", "figures_problem", "image_warning", "render_notes"]
 
 _ARMS = ("paths", "source_list", "structural", "fusion")
 _TREATMENTS = ("source_list", "structural", "fusion")
@@ -165,7 +173,7 @@ def _value(value: object) -> str:
 
 
 def _exact(value: Fraction | None) -> str:
-    """A fraction in lowest terms, sign on the numerator; ``—`` for none.
+    """A fraction in lowest terms, sign on the numerator (:func:`ablation.gates.exact_text`); ``—`` for none.
 
     >>> _exact(Fraction(-2, 4)), _exact(Fraction(3)), _exact(None)
     ('-1/2', '3', '—')
@@ -173,13 +181,36 @@ def _exact(value: Fraction | None) -> str:
     if value is None:
         return _NONE
     try:
-        return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+        return exact_text(value)
     except ValueError:  # more digits than Python converts to text
         return "(a fraction too long to print)"
 
 
+def _decimal(value: Fraction | None) -> str:
+    """``value`` rounded to 4 decimal places (half to even, from the exact value), ``≈`` when that changed it.
+
+    A value that 4 places hold exactly is shown without trailing zeros.
+
+    >>> _decimal(Fraction(5, 33)), _decimal(Fraction(3, 10)), _decimal(Fraction(-1, 8)), _decimal(Fraction(2))
+    ('≈0.1515', '0.3', '-0.125', '2')
+    >>> _decimal(Fraction(1, 30000)), _decimal(Fraction(-1, 30000)), _decimal(None)
+    ('≈0.0000', '≈0.0000', '—')
+    """
+    if value is None:
+        return _NONE
+    scaled = round(value * 10000)
+    whole, places = divmod(abs(scaled), 10000)
+    try:
+        text = f"{'-' if scaled < 0 else ''}{whole}.{places:04d}"
+    except ValueError:  # more digits than Python converts to text
+        return "(a number too long to print)"
+    if Fraction(scaled, 10000) == value:
+        return text.rstrip("0").rstrip(".")
+    return "≈" + text
+
+
 def _approx(value: Fraction | None) -> str:
-    """An exact fraction with a 4-significant-digit decimal, e.g. ``5/33 (≈0.1515)``.
+    """An exact fraction first, then its decimal to 4 places (:func:`_decimal`), e.g. ``5/33 (≈0.1515)``.
 
     >>> _approx(Fraction(5, 33)), _approx(Fraction(3, 10)), _approx(Fraction(2))
     ('5/33 (≈0.1515)', '3/10 (0.3)', '2')
@@ -189,12 +220,7 @@ def _approx(value: Fraction | None) -> str:
     exact = _exact(value)
     if value.denominator == 1:
         return exact
-    try:
-        decimal = f"{float(value):.4g}"
-    except OverflowError:
-        return exact
-    mark = "" if Fraction(decimal) == value else "≈"
-    return f"{exact} ({mark}{decimal})"
+    return f"{exact} ({_decimal(value)})"
 
 
 def _repositories_text(n: int) -> str:
@@ -313,7 +339,114 @@ class _Results:
 # ------------------------------------------------------------------- sections
 
 
-def _digests(r: _Results, results_sha256: str, bundle_sha256: str | None, image_digest: str | None) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """What ``notes`` knows of a bundle's signature (from :func:`ablation.bundle.bundled.check_signature`).
+
+    Attributes:
+        status: ``verified``, ``unchecked`` (signed, no public key given) or ``absent``.
+        fingerprint: ``sha256:<hex>`` of the public key's DER SubjectPublicKeyInfo, when one was given.
+    """
+
+    status: str
+    fingerprint: str | None = None
+
+
+def _recorded_image(r: _Results) -> object:
+    return _get(r.recorded.get("evaluator"), "asserted", "imageDigest")
+
+
+def _image_disagrees(r: _Results, image_digest: str | None) -> bool:
+    recorded = _recorded_image(r)
+    return image_digest is not None and recorded is not None and recorded != image_digest
+
+
+def _cite(r: _Results, results_sha256: str, bundle: tuple[str, str] | None, signature: Signature | None,
+          image_digest: str | None) -> list[str]:  # fmt: skip
+    """The digests a reviewer cites, each in one row (issue 12 item 4); their basis follows in "Digests"."""
+    rec = r.recorded
+    pinned = "pinned by the run" if rec.get("inputSha256Pinned") is True else "**computed only, not pinned**"
+    rows = [["Prepared input SHA-256 (JSON bytes)", f"{_code(rec.get('inputSha256'))} ({pinned})"]]
+    if "inputGzipSha256" in rec:
+        rows.append(["Prepared input file SHA-256 (the .json.gz)", _code(rec["inputGzipSha256"])])
+    rows.append(["Results file SHA-256", _code(results_sha256)])
+    if bundle is None:
+        rows += [["Evidence bundle SHA-256", "no bundle given (`--bundle`)"],
+                 ["Bundle content SHA-256 (of `SHA256SUMS`)", "no bundle given (`--bundle`)"]]  # fmt: skip
+    else:
+        rows += [["Evidence bundle SHA-256", _code(bundle[0])],
+                 ["Bundle content SHA-256 (of `SHA256SUMS`)", _code(bundle[1])]]  # fmt: skip
+    rows.append(["Evaluator identityDigest", _code(_get(rec.get("evaluator"), "identityDigest"))])
+    recorded = _recorded_image(r)
+    if _image_disagrees(r, image_digest):
+        image = (f"{_code(recorded)} (asserted by the run); `--image-digest` says {_code(image_digest)}: "
+                 "**they differ**, see \"Container image\"")  # fmt: skip
+    elif recorded is not None:
+        image = f"{_code(recorded)} (asserted by the run, not measured)"
+    elif image_digest is not None:
+        image = f"{_code(image_digest)} (asserted by `--image-digest`, not measured)"
+    else:
+        image = "not recorded (the run was not made in the container image)"
+    rows.append(["Container image ID", image])
+    rows.append(["Bundle signature", _signature_status(signature)])
+    return ["## What to cite", "", *_table(["What", "Value"], rows)]
+
+
+def _signature_status(signature: Signature | None) -> str:
+    if signature is None:
+        return "no bundle given (`--bundle`)"
+    if signature.status == "verified":
+        return f"verified with the public key {_code(signature.fingerprint)}"
+    if signature.status == "unchecked":
+        return "present, **not checked** (no `--public-key` given)"
+    return "none (the bundle is not signed)"
+
+
+def _signature(signature: Signature | None) -> list[str]:
+    lines = ["## Signature", ""]
+    if signature is None:
+        lines.append("No bundle was given (`--bundle`), so there is no signature to report.")
+    elif signature.status == "verified":
+        lines.append(
+            f"`SHA256SUMS.sig` is a valid Ed25519 signature over `SHA256SUMS` by the public key whose fingerprint "
+            f"(SHA-256 of its DER SubjectPublicKeyInfo) is {_code(signature.fingerprint, cell=False)}. Compare it "
+            "with the fingerprint from a trusted source: a signature proves only that the holder of that key "
+            "signed `SHA256SUMS`, which names every file of the bundle by its SHA-256."
+        )  # fmt: skip
+    elif signature.status == "unchecked":
+        lines.append(
+            "The bundle holds `SHA256SUMS.sig`, which was **not checked**: no public key was given. Check it with "
+            "`ablation notes --public-key P` or `ablation verify-archive --public-key P`."
+        )  # fmt: skip
+    else:
+        lines.append("The bundle is **not signed** (it holds no `SHA256SUMS.sig`); its digests are not tied to a key.")
+    return lines
+
+
+def _image(r: _Results, image_digest: str | None) -> list[str]:
+    recorded = _recorded_image(r)
+    base = _get(r.recorded.get("evaluator"), "asserted", "baseImage")
+    at_run = "**asserted** at run time (`evaluator.asserted.{}`); ablation did not measure or verify it"
+    rows = []
+    if recorded is not None:
+        rows.append(["Image ID (results file)", _code(recorded), at_run.format("imageDigest")])
+    if image_digest is not None and image_digest != recorded:
+        by_caller = "**asserted** by the caller of `ablation notes`; ablation did not measure or verify it"
+        rows.append(["Image ID (`--image-digest`)", _code(image_digest), by_caller])
+    if not rows:
+        rows.append(["Image ID", "not recorded", "the run was not made in the container image, and no "
+                     "`--image-digest` was given"])  # fmt: skip
+    rows.append(["Base image", "not recorded" if base is None else _code(base),
+                 at_run.format("baseImage") if base is not None else "nothing was asserted"])  # fmt: skip
+    lines = ["## Container image", "", *_table(["What", "Value", "Basis"], rows)]
+    if _image_disagrees(r, image_digest):
+        lines += ["", f"**Warning:** `--image-digest` {_code(image_digest, cell=False)} differs from the image ID the "
+                  f"results file records, {_code(recorded, cell=False)}. The run did not record the image you named: "
+                  "cite the recorded one, or find out which image made the results."]  # fmt: skip
+    return lines
+
+
+def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -> list[str]:
     rec = r.recorded
     pinned = rec.get("inputSha256Pinned") is True
     rows = [[
@@ -325,12 +458,15 @@ def _digests(r: _Results, results_sha256: str, bundle_sha256: str | None, image_
         rows.append(["Prepared input file (SHA-256 of the .json.gz)", _code(rec['inputGzipSha256']),
                      "measured by the run"])  # fmt: skip
     rows.append(["Results file (SHA-256 of its bytes)", _code(results_sha256), "measured by `ablation notes`"])
-    if bundle_sha256 is None:
+    if bundle is None:
         rows.append(["Evidence bundle (SHA-256)", "not given", "run `ablation archive`, then `ablation notes --bundle`"])
     else:
-        rows.append(["Evidence bundle (SHA-256)", _code(bundle_sha256),
+        rows.append(["Evidence bundle (SHA-256)", _code(bundle[0]),
                      "measured by `ablation notes`; the bundle's results.json is this results file; "
                      "check it with `ablation verify-archive`"])  # fmt: skip
+        rows.append(["Bundle content (SHA-256 of `SHA256SUMS`)", _code(bundle[1]),
+                     "measured by `ablation notes`: names what the bundle holds, whatever its "
+                     "compression"])  # fmt: skip
     evaluator = rec.get("evaluator")
     rows.append(["Evaluator identityDigest", _code(_get(evaluator, 'identityDigest')),
                  "measured by the run: canonical digest of `evaluator.measured`"])  # fmt: skip
@@ -340,18 +476,6 @@ def _digests(r: _Results, results_sha256: str, bundle_sha256: str | None, image_
                  "measured by the run; `unsealed` means a development checkout, not a sealed build"])  # fmt: skip
     lock = _get(evaluator, "measured", "lock", "sha256")
     rows.append(["Dependency lock (SHA-256)", _code(lock) if lock else "none", "measured by the run"])
-    recorded_image = _get(evaluator, "asserted", "imageDigest")
-    if image_digest is not None:
-        basis = "**asserted** by the caller of `ablation notes` (`--image-digest`); ablation did not measure or verify it"
-        if recorded_image is not None and recorded_image != image_digest:
-            basis += f"; the run itself recorded {_code(recorded_image)}"
-        rows.append(["Container image digest", _code(image_digest), basis])
-    elif recorded_image is not None:
-        rows.append(["Container image digest", _code(recorded_image),
-                     "**asserted** at run time (`evaluator.asserted.imageDigest`); "
-                     "ablation did not measure or verify it"])  # fmt: skip
-    else:
-        rows.append(["Container image digest", "not supplied", "asserted values only; pass `--image-digest` to cite one"])
     return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
 
 
@@ -415,18 +539,20 @@ def _population_row(label: str, population: object) -> list[str]:
                                               "eligibleCaseCount", "availableCaseCount")), _value(macro)]  # fmt: skip
 
 
-def _pairwise(r: _Results, treatment: str) -> list[str]:
+def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[str]:
     pairwise = _get(r.result, "pairwise", treatment)
     per_repository = _get(pairwise, "perRepository")
     per_repository = per_repository if isinstance(per_repository, dict) else {}
     lines = [f"### paths vs `{treatment}`", ""]
     rows = []
     means: list[tuple[_Rates, _Rates]] = []
+    charted: list[tuple[str, _Rates, _Rates]] = []
     for repo_id, entry in per_repository.items():
         case_ids = _get(entry, "caseIds")
         base, other = r.rates(case_ids, "paths"), r.rates(case_ids, treatment)
         if base.cases:
             means.append((base, other))
+            charted.append((labels[repo_id], base, other))
         rows.append(_pairwise_row(_name(repo_id), base, other))
     if not means:
         eligible = _get(pairwise, "denominators", "eligibleCaseCount")
@@ -435,6 +561,7 @@ def _pairwise(r: _Results, treatment: str) -> list[str]:
         return lines
     macro = _MacroRates([b for b, _ in means]), _MacroRates([o for _, o in means])
     rows.append(_pairwise_row(f"**equal-repository mean** ({_repositories_text(len(means))})", *macro))
+    lines += [*_chart(treatment, charted), "", "The authority, exact:", ""]
     lines += _table(
         ["Repository", "Cases", "Precision paths", f"Precision {treatment}", "Δ precision", "Recall paths",
          f"Recall {treatment}", "Unnecessary/case paths", f"Unnecessary/case {treatment}", "Unnecessary reduction",
@@ -442,6 +569,56 @@ def _pairwise(r: _Results, treatment: str) -> list[str]:
         rows,
     )  # fmt: skip
     return lines
+
+
+def _chart_labels(r: _Results) -> dict[str, str]:
+    """``r0``, ``r1``, … for every repository id in ``result`` (its repositories first, in recorded order).
+
+    Only these labels, our own numbers and fixed words enter a chart's syntax; the ids are shown,
+    escaped, in the legend table (issue 12 item 4).
+    """
+    ids: list[str] = [i for i in (repo.get("id") for repo in r.repositories) if isinstance(i, str)]
+    for population in [*(_get(r.result, "pairwise", t) for t in _TREATMENTS), r.result.get("allFour")]:
+        per_repository = _get(population, "perRepository")
+        ids += list(per_repository) if isinstance(per_repository, dict) else []
+    labels: dict[str, str] = {}
+    for repo_id in ids:
+        labels.setdefault(repo_id, f"r{len(labels)}")
+    return labels
+
+
+def _chart_number(value: Fraction | None) -> str:
+    """A value for a chart: :func:`_decimal` without its ``≈`` (the chart says it rounds)."""
+    return _decimal(value).removeprefix("≈")
+
+
+def _chart(treatment: str, charted: Sequence[tuple[str, _Rates, _Rates]]) -> list[str]:
+    """One Mermaid ``xychart-beta`` of per-repository precision and unnecessary files per case.
+
+    Four lines over the repositories' labels: precision of ``paths`` and of the
+    treatment, then unnecessary per case of each. Values are the exact
+    per-repository figures rounded to 4 places; the y axis runs from 0 to the
+    next whole number above the largest (at least 1).
+    """
+    series = [
+        [c[1].precision for c in charted], [c[2].precision for c in charted],
+        [c[1].unnecessary for c in charted], [c[2].unnecessary for c in charted],
+    ]  # fmt: skip
+    largest = max((v for line in series for v in line if v is not None), default=Fraction(0))
+    top = max(1, math.ceil(largest))
+    return [
+        f"Per repository at a glance (lines in order: 1 precision of `paths`, 2 precision of `{treatment}`, "
+        f"3 unnecessary files per case of `paths`, 4 of `{treatment}`; values rounded to 4 places; labels as in "
+        "the legend above):",
+        "",
+        "```mermaid",
+        "xychart-beta",
+        f'    title "paths vs {treatment}: precision (lines 1, 2) and unnecessary per case (lines 3, 4)"',
+        f"    x-axis [{', '.join(c[0] for c in charted)}]",
+        f'    y-axis "per repository" 0 --> {top}',
+        *(f"    line [{', '.join(_chart_number(v) for v in line)}]" for line in series),
+        "```",
+    ]  # fmt: skip
 
 
 class _MacroRates:
@@ -496,14 +673,18 @@ def _all_four(r: _Results) -> list[str]:
 
 
 def _per_repository(r: _Results) -> list[str]:
+    labels = _chart_labels(r)
     lines = [
         "## Per-repository results", "",
         "Exact values from the per-case counts recorded in `result` (precision = hits/selected, recall = "
         "hits/truth, unnecessary and omissions per case), averaged per repository, then with equal weight per "
-        "repository. Unnecessary reduction = (paths − treatment) / paths.",
+        "repository. Unnecessary reduction = (paths − treatment) / paths. Each comparison starts with a chart "
+        "(Mermaid `xychart-beta`: drawn by forges that render Mermaid, plain text elsewhere); the tables are the "
+        "authority. The charts label repositories by index:", "",
+        *_table(["Chart label", "Repository"], [[f"`{label}`", _name(repo_id)] for repo_id, label in labels.items()]),
     ]  # fmt: skip
     for treatment in _TREATMENTS:
-        lines += ["", *_pairwise(r, treatment)]
+        lines += ["", *_pairwise(r, treatment, labels)]
     lines += ["", *_all_four(r)]
     return lines
 
@@ -533,14 +714,13 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
         key = "reduction" if gate_id == "G4b" else "delta"
         paths, source_list = _measured_exact(m.get("paths")), _measured_exact(m.get("sourceList"))
         amount = _measured_exact(m.get(key))
-        value = _get(m, key, "value")
         threshold = {"G4a": "≥ ", "G4b": "≥ ", "G4c": "≤ "}[gate_id]
         threshold += _exact(_measured_exact(m.get("threshold"))) if gate_id != "G4c" else "0"
         if amount is None:
             why = "paths baseline is 0" if paths is not None else "empty population"
             return f"{key} not demonstrated ({why})", _NONE, threshold
         return (f"{key} {_exact(amount)} (paths {_exact(paths)}, source_list {_exact(source_list)})",
-                _value(value), threshold)  # fmt: skip
+                _decimal(amount), threshold)  # fmt: skip
     if gate_id == "G5":
         repos = _get(m, "repositories")
         parts = [f"{_name(_get(x, 'repositoryId'))} {_exact(_measured_exact(_get(x, 'staleRate')))}"
@@ -585,7 +765,8 @@ def _gates(r: _Results) -> list[str]:
         f"{_code(_get(assessment, 'treatment'), cell=False)}). Exact fractions from integer counts; the thresholds are the exact "
         "rationals 1/10 and 1/5. `status` is `requires_review` where the input cannot decide the gate.",
         "",
-        *_table(["Gate", "Name", "Measured (exact)", "Value", "Threshold", "Numeric status", "Status"], rows),
+        *_table(["Gate", "Name", "Measured (exact)", "Value (4 places)", "Threshold", "Numeric status", "Status"],
+                rows),
         "",
         f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed is True else 'no'}**.",
         f"- Automatic adoption: **{'no' if _get(assessment, 'automaticAdoption') is False else 'INVALID VALUE'}** "
@@ -715,7 +896,7 @@ def _decision() -> list[str]:
 
 def build_notes(
     recorded: Mapping[str, object], *, results_sha256: str, bundle_sha256: str | None = None,
-    image_digest: str | None = None,
+    sums_sha256: str | None = None, signature: Signature | None = None, image_digest: str | None = None,
 ) -> str:  # fmt: skip
     """The review-notes Markdown for a parsed results file (pure; no I/O).
 
@@ -723,17 +904,23 @@ def build_notes(
         recorded: the parsed results file.
         results_sha256: hex SHA-256 of the results file's bytes.
         bundle_sha256: hex SHA-256 of the evidence bundle, when one is cited.
-        image_digest: a container image digest asserted by the caller.
+        sums_sha256: hex SHA-256 of that bundle's ``SHA256SUMS`` (its content digest).
+        signature: the bundle's signature status, when a bundle is cited.
+        image_digest: a container image ID asserted by the caller.
 
     Returns:
         The Markdown text, ending in one newline.
     """
     r = _Results(recorded)
+    bundle = None if bundle_sha256 is None else (bundle_sha256, sums_sha256 or _NONE)
     lines = [
         f"# Review notes (draft): {_code(r.result.get('protocol'), cell=False)}", "",
         "Drafted by `ablation notes` from one results file, for the independent reviewer. Every figure below is "
         "recorded in, or computed exactly from, that file. Nothing here is an adoption decision.", "",
-        *_digests(r, results_sha256, bundle_sha256, image_digest), "",
+        *_cite(r, results_sha256, bundle, signature, image_digest), "",
+        *_signature(signature), "",
+        *_image(r, image_digest), "",
+        *_digests(r, results_sha256, bundle), "",
         *_repositories(r), "",
         *_populations(r), "",
         *_per_repository(r), "",
@@ -745,6 +932,15 @@ def build_notes(
         *_decision(),
     ]  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def image_warning(recorded: Mapping[str, object], image_digest: str | None) -> str | None:
+    """The warning when ``--image-digest`` differs from the image ID the results file records, else ``None``."""
+    r = _Results(recorded)
+    if not _image_disagrees(r, image_digest):
+        return None
+    return (f"--image-digest {image_digest!r} differs from the image ID the results file records, "
+            f"{_recorded_image(r)!r}; the notes show both")  # fmt: skip
 
 
 def _json_kind(value: object) -> str:
@@ -804,33 +1000,46 @@ def figures_problem(recorded: Mapping[str, object]) -> str | None:
     return None
 
 
-def render_notes(*, results_path: str, bundle_path: str | None = None, image_digest: str | None = None) -> str:
+def render_notes(
+    *, results_path: str, bundle_path: str | None = None, image_digest: str | None = None,
+    public_key_path: str | None = None, warn: Callable[[str], None] | None = None,
+) -> str:  # fmt: skip
     """Read a results file (and the bundle it was archived in) and draft the review notes.
 
     The results file is read with :func:`ablation.results_file.load_results` (never
     a traceback: not JSON, nested too deep, the wrong shape are one line) and
     :func:`figures_problem`. With ``--bundle`` the bundle must hold the same
     results bytes, and the results file must name the bundled input's hashes
-    (``inputGzipSha256`` exactly when that input is a ``.gz`` file). Without
-    a bundle there is no input to compare with, so only the shape of
-    ``inputSha256``/``inputGzipSha256`` is checked.
+    (``inputGzipSha256`` exactly when that input is a ``.gz`` file); with
+    ``--public-key`` its ``SHA256SUMS.sig`` must verify, as for
+    ``verify-archive --public-key``. Without a bundle there is no input to
+    compare with, so only the shape of ``inputSha256``/``inputGzipSha256`` is
+    checked.
 
     Args:
         results_path: the results file written by ``ablation run``.
         bundle_path: the evidence bundle; its ``results.json`` must be the same bytes.
-        image_digest: a container image digest to cite, marked as asserted.
+        image_digest: a container image ID to cite, marked as asserted.
+        public_key_path: an Ed25519 PEM public key to check the bundle's signature with.
+        warn: called with :func:`image_warning`'s text when there is one.
 
     Raises:
-        UsageError: an unreadable file, or a file that is not an ablation results file (exit 2).
+        UsageError: an unreadable file, a file that is not an ablation results file,
+            ``--public-key`` without ``--bundle``, or a key that is not an Ed25519
+            PEM public key or is weak (exit 2).
         IntegrityError: the results file's ``evaluator.identityDigest`` is not
             the digest of its ``evaluator.measured``; the bundle is unreadable,
             holds another results file, or an input whose hashes the results
-            file does not name (exit 3).
+            file does not name; a public key was given and the bundle is not
+            signed or its signature is not by that key (exit 3).
 
     Side effects: reads the files.
     """
-    from ablation.bundle.bundled import read_bundled  # noqa: PLC0415 - the bundle's narrow reader interface
+    from ablation.bundle.bundled import check_signature, read_bundled  # noqa: PLC0415 - the bundle's narrow interface
 
+    if public_key_path is not None and bundle_path is None:
+        msg = "--public-key checks a bundle's signature: give the bundle with --bundle"
+        raise UsageError(msg)
     data = read_file(results_path, "results file")
     shown = f"results file {results_path!r}"
     recorded = load_results(data, shown, UsageError)
@@ -838,13 +1047,19 @@ def render_notes(*, results_path: str, bundle_path: str | None = None, image_dig
     if problem is not None:
         msg = f"{shown}: not an ablation results file: {problem}"
         raise UsageError(msg)
-    bundle_sha = None
+    bundle_sha = sums_sha = signature = None
     if bundle_path is not None:
         bundled = read_bundled(bundle_path)
-        bundle_sha = bundled.bundle_sha256
+        bundle_sha, sums_sha = bundled.bundle_sha256, bundled.sums_sha256
         if bundled.results != data:
             msg = f"{bundled.top}/results.json: the bundle {bundle_path!r} holds another results file than {results_path!r}"
             raise IntegrityError(msg)
         check_input_hashes(recorded, f"{bundled.top}/results.json", f"{bundled.top}/{bundled.input.member}",
                            bundled.input.sha256, bundled.input.gzip_sha256)  # fmt: skip
-    return build_notes(recorded, results_sha256=sha256_hex(data), bundle_sha256=bundle_sha, image_digest=image_digest)
+        checked = check_signature(bundled, public_key_path)
+        signature = Signature(checked.status, checked.fingerprint)
+    warning = image_warning(recorded, image_digest)
+    if warning is not None and warn is not None:
+        warn(warning)
+    return build_notes(recorded, results_sha256=sha256_hex(data), bundle_sha256=bundle_sha, sums_sha256=sums_sha,
+                       signature=signature, image_digest=image_digest)  # fmt: skip

@@ -205,6 +205,27 @@ def gunzip_members(compressed: bytes, limit: int) -> bytes:
             raise _gzip_reject(start, "another gzip member (1f 8b 08) or the end of the file", found)
 
 
+# Hints for the one mix-up the two hashes of a .json.gz invite (issue 12 item 3).
+_GIVEN_THE_GZIP_HASH = (
+    "; the expected hash is the SHA-256 of the compressed .json.gz file itself: give it as "
+    "--input-gzip-sha256 (make: INPUT_GZIP_SHA256), and the SHA-256 of the decompressed JSON as "
+    "--input-sha256 (make: INPUT_SHA256)"
+)
+_SWAPPED_TO_GZIP = (
+    "; the expected hash is the SHA-256 of the decompressed JSON: give it as --input-sha256 "
+    "(make: INPUT_SHA256), and the SHA-256 of the .json.gz file itself as --input-gzip-sha256 "
+    "(make: INPUT_GZIP_SHA256)"
+)
+
+
+def _json_sha256(compressed: bytes, limit: int) -> str | None:
+    """SHA-256 of the decompressed bytes, for the hint only; ``None`` when they do not decompress."""
+    try:
+        return sha256_hex(gunzip_members(compressed, limit))
+    except InputRejected:
+        return None
+
+
 def load_input(
     path: str, *, input_sha256: str | None = None, input_gzip_sha256: str | None = None,
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
@@ -245,6 +266,8 @@ def load_input(
         gzip_sha = sha256_hex(raw)
         if want_gzip is not None and gzip_sha != want_gzip:
             msg = f"input gzip SHA-256 mismatch: expected {want_gzip}, computed {gzip_sha} over {path!r}"
+            if want_gzip == _json_sha256(raw, max_input_bytes):
+                msg += _SWAPPED_TO_GZIP
             raise IntegrityError(msg)
         data = gunzip_members(raw, max_input_bytes)
     else:
@@ -254,7 +277,10 @@ def load_input(
         data = raw
     sha = sha256_hex(data)
     if want is not None and sha != want:
-        msg = f"input SHA-256 mismatch: expected {want}, computed {sha} over the input bytes"
+        over = f"the decompressed JSON bytes of {path!r}" if gzip_sha is not None else "the input bytes"
+        msg = f"input SHA-256 mismatch: expected {want}, computed {sha} over {over}"
+        if want == gzip_sha:
+            msg += _GIVEN_THE_GZIP_HASH
         raise IntegrityError(msg)
     return LoadedInput(data=data, sha256=sha, gzip_sha256=gzip_sha, pinned=want is not None)
 

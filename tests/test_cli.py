@@ -172,7 +172,7 @@ def test_missing_input_file_is_a_usage_error(tmp_path: Path, capsys: pytest.Capt
 def test_verify_prints_a_blind_summary(prepared: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run("verify", "--input", str(prepared), "--input-sha256", SHA) == 0
     text = capsys.readouterr().out
-    assert f"input sha256 {SHA} (pinned): admissible" in text
+    assert f"input sha256      {SHA} (pinned: --input-sha256 given and matched)\ninput gzip sha256 not applicable" in text
     assert "'repo' at " + "a" * 40 + ": 12 items, 12 tracked paths, 12 metadata present, coverage 1 eligible" in text
     assert "truth" not in text.lower() and "precision" not in text.lower()
 

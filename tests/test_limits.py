@@ -65,7 +65,7 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_verify_run_and_archive_of_the_example_fit_in_400_mb(example: dict[str, Path], tmp_path: Path) -> None:
     proc = _ablation(ROOMY, "verify", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA256)
     _ok(proc)
-    assert proc.stdout.startswith(f"input sha256 {EXAMPLE_SHA256} (pinned): admissible\n")
+    assert proc.stdout.startswith(f"input sha256      {EXAMPLE_SHA256} (pinned: --input-sha256 given and matched)\n")
     proc = _ablation(ROOMY, "run", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA256, "--output", tmp_path / "r.json")
     _ok(proc)
     assert (tmp_path / "r.json").read_bytes() == example["results"].read_bytes()

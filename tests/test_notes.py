@@ -71,7 +71,7 @@ def test_gate_table_of_the_realistic_input(realistic: tuple[Path, Path], capsys:
         "| G4a | `precision_delta` | delta 1/8 (paths 7/40, source_list 3/10) | 0.125 | ≥ 1/10 | pass | pass |"
     ]
     assert _rows(text, "G4b") == [
-        "| G4b | `unnecessary_reduction` | reduction 5/33 (paths 33/10, source_list 14/5) | 0.15151515151515152 "
+        "| G4b | `unnecessary_reduction` | reduction 5/33 (paths 33/10, source_list 14/5) | ≈0.1515 "
         "| ≥ 1/5 | fail | fail |"
     ]
     assert _rows(text, "G4c") == [
@@ -114,8 +114,9 @@ def test_digests_are_cited_and_the_image_digest_is_asserted(realistic: tuple[Pat
     assert f"| Results file (SHA-256 of its bytes) | `{hashlib.sha256(results.read_bytes()).hexdigest()}` |" in text
     assert f"| Evidence bundle (SHA-256) | `{hashlib.sha256(bundle.read_bytes()).hexdigest()}` |" in text
     assert f"| Evaluator identityDigest | `{recorded['evaluator']['identityDigest']}` |" in text
-    assert (f"| Container image digest | `sha256:{'ab' * 32}` | **asserted** by the caller of `ablation notes` "
-            "(`--image-digest`); ablation did not measure or verify it |") in text  # fmt: skip
+    assert (f"| Image ID (`--image-digest`) | `sha256:{'ab' * 32}` | **asserted** by the caller of `ablation notes`; "
+            "ablation did not measure or verify it |") in text  # fmt: skip
+    assert f"| Container image ID | `sha256:{'ab' * 32}` (asserted by `--image-digest`, not measured) |" in text
 
 
 def test_notes_are_deterministic(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -152,7 +153,7 @@ def test_structural_tables_when_bundles_are_valid(minimal_results: Path, capsys:
     all_four = text.split("### All four arms", 1)[1].split("\n## ", 1)[0]
     assert all_four.count("**equal-repository mean**") == 4
     assert "computed only: the run was **not** bound to a preregistered hash" in text
-    assert "| Container image digest | not supplied |" in text
+    assert "| Image ID | not recorded |" in text
 
 
 def test_bundle_with_other_results_is_refused(realistic: tuple[Path, Path], minimal_results: Path,

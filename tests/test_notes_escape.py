@@ -53,9 +53,9 @@ def test_the_issue_strings_are_inert_end_to_end(injected_results: Path, capsys: 
         f"| `repo` | 1 | 0 | 0 | eligible | {INJECTION_INERT} | `{digest}` |"
     ]
     # the backtick in --image-digest cannot close its code span: the fence is longer, the content padded
-    assert _lines_starting(text, "| Container image digest |") == [
-        "| Container image digest | `` sha256:ab`c` `` | **asserted** by the caller of `ablation notes` "
-        "(`--image-digest`); ablation did not measure or verify it |"
+    assert _lines_starting(text, "| Image ID (`--image-digest`) |") == [
+        "| Image ID (`--image-digest`) | `` sha256:ab`c` `` | **asserted** by the caller of `ablation notes`; "
+        "ablation did not measure or verify it |"
     ]
     assert "<img" not in text
     assert "](https://" not in text
@@ -96,14 +96,14 @@ def test_recorded_values_with_newlines_and_markup_stay_inside_their_cell_and_lin
     assert lines[0] == "# Review notes (draft): ``p` # <h1>x</h1>``"
     assert "- Standing decision recorded in `result`: `REJECT␊# ADOPT`." in lines
     assert "- **G1**: b \\#\\# Decision: ADOPT &lt;script&gt;x&lt;/script&gt;" in lines
-    assert "| Container image digest | `` ` `` | **asserted** by the caller of `ablation notes` (`--image-digest`); " \
+    assert "| Image ID (`--image-digest`) | `` ` `` | **asserted** by the caller of `ablation notes`; " \
            "ablation did not measure or verify it |" in lines
     (row,) = _lines_starting(text, "| `repo` | 1 | 0 |")
     assert row == f"| `repo` | 1 | 0 | 0 | eligible | {HOSTILE_INERT} | ``` ``x`␊\\|y ``` |"
     assert _lines_starting(text, "| `repo` | `` ` <b> `` |") == ["| `repo` | `` ` <b> `` | 12 | 12 | 12 | 1 | yes | 10 |"]
     # no line but our own headings starts a block construct
     assert [line for line in lines if line.startswith("#")] == [line for line in lines if line.startswith(("# ", "## ", "### "))]
-    assert sum(1 for line in lines if line.startswith("## ")) == 10
+    assert sum(1 for line in lines if line.startswith("## ")) == 13
 
 
 def test_a_repository_id_with_backticks_and_pipes_is_one_code_span() -> None:
