@@ -42,6 +42,16 @@ INPUT_GZIP_SHA256 ?=
 EVIDENCE    ?=
 SIGN_KEY    ?=
 
+# Every variable a caller may set. One given on the command line that is not here
+# (a typo such as INPT= or SIGNKEY=) stops make instead of silently using a default.
+KNOWN_VARIABLES := INPUT INPUT_SHA256 INPUT_GZIP_SHA256 OUTPUT BUNDLE EVIDENCE SIGN_KEY PUBLIC_KEY \
+                   RUNNER IMAGE IMAGE_ID IMAGE_SOURCE BASE_IMAGE BASE_TARBALL DEBIAN_MIRROR \
+                   SOURCE_DATE_EPOCH PYTHON VENV DEV_VENV BENCH_ARGS UPGRADE MODULE
+UNKNOWN_VARIABLES := $(sort $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(filter-out $(KNOWN_VARIABLES),$(v)))))
+ifneq ($(UNKNOWN_VARIABLES),)
+$(error unknown $(if $(word 2,$(UNKNOWN_VARIABLES)),variables,variable) $(UNKNOWN_VARIABLES) on the command line; the known ones are: $(KNOWN_VARIABLES))
+endif
+
 LOCK_STAMP  := $(VENV)/.lock-installed
 STAMP       := $(VENV)/.sealed
 DEV_STAMP   := $(DEV_VENV)/.lock-installed
@@ -59,28 +69,35 @@ WHEEL_TAGS  := --only-binary=:all: --implementation cp --python-version 3.11 \
 # read-only. The image ID is resolved once and the container runs by that ID, so
 # the asserted digest (ABLATION_IMAGE_DIGEST) is the image that ran.
 ifeq ($(RUNNER),image)
-RUN_DEPS    := image-present
+RUN_DEPS    := image-ready
 IN          := /in/$(notdir $(INPUT))
 OUT         := /out/$(notdir $(OUTPUT))
 BUN         := /bundle/$(notdir $(BUNDLE))
-EVIDENCE_ARGS := $(foreach e,$(EVIDENCE),-v "$(abspath $(e)):/evidence/$(notdir $(e)):ro") \
-                 $(if $(SIGN_KEY),-v "$(abspath $(SIGN_KEY)):/keys/$(notdir $(SIGN_KEY)):ro")
+# --mount (unlike -v) refuses a missing source instead of creating it on the host.
+mount        = --mount type=bind,source="$(abspath $(1))",target="$(2)"$(if $(3),$(comma)readonly)
+comma       := ,
+EVIDENCE_ARGS := $(foreach e,$(EVIDENCE),$(call mount,$(e),/evidence/$(notdir $(e)),ro)) \
+                 $(if $(SIGN_KEY),$(call mount,$(SIGN_KEY),/keys/$(notdir $(SIGN_KEY)),ro))
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence /evidence/$(notdir $(e))) \
                $(if $(SIGN_KEY),--sign-key /keys/$(notdir $(SIGN_KEY)))
-# The command prints the container's path of the output; show the caller's.
-SHOW_OUTPUT := | sed -e 's\#  $(OUT)$$\#  $(OUTPUT)\#'
+# The command prints the container's paths of what it wrote; show the caller's.
+SHOW_OUTPUT := | sed -e 's\#  $(OUT)$$\#  $(OUTPUT)\#' -e 's\#  $(BUN)$$\#  $(BUNDLE)\#'
+PUBLIC_KEY_IN := /keys/$(notdir $(PUBLIC_KEY))
+VERIFY_ARCHIVE_MOUNTS = $(call mount,$(BUNDLE),$(BUN),ro) $(if $(PUBLIC_KEY),$(call mount,$(PUBLIC_KEY),$(PUBLIC_KEY_IN),ro))
 ABLATION     = image_id=$$(docker image inspect --format '{{.Id}}' "$(IMAGE)") && \
                docker run --rm --network none --read-only --user "$$(id -u):$$(id -g)" \
                -e ABLATION_IMAGE_DIGEST="$$image_id" \
-               -v "$(abspath $(INPUT)):$(IN):ro" $(1) "$$image_id"
+               $(call mount,$(INPUT),$(IN),ro) $(1) "$$image_id"
 else ifeq ($(RUNNER),venv)
-RUN_DEPS    := $(STAMP)
+RUN_DEPS    := $(STAMP) host-paths
 IN          := $(INPUT)
 OUT         := $(OUTPUT)
 BUN         := $(BUNDLE)
 EVIDENCE_ARGS :=
 SHOW_OUTPUT :=
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence $(e)) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
+PUBLIC_KEY_IN := $(PUBLIC_KEY)
+VERIFY_ARCHIVE_MOUNTS :=
 ABLATION     = $(VENV)/bin/ablation
 else
 $(error RUNNER must be venv or image, not '$(RUNNER)')
@@ -89,7 +106,7 @@ endif
 HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
-.PHONY: help test verify run archive bench clean-out image base-image image-check image-present wheelhouse \
+.PHONY: help test verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
         venv dev-venv seal closure-check lock lock-check nix-lock clean
 
 # ---------------------------------------------------------------- help
@@ -151,22 +168,27 @@ test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-de
 verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no ranking or metrics
 	$(call ABLATION) verify --input "$(IN)" $(HASH_FLAGS)
 
+# "<file> already exists" and how to go on: always a new path; make clean-out only for a file in out/.
+refused = echo "make $(1): $(2) already exists; $(3) are never overwritten." >&2; \
+	  echo "make $(1): to $(1) again, give a new path: make $(1) $(4)=<a new path>$(if $(filter out/%,$(2)),; or delete every result and bundle in out/: make clean-out)" >&2
+
 run: $(RUN_DEPS) ## evaluate INPUT into OUTPUT (never overwrites; prints "<sha256>  OUTPUT")
-	@if [ -e "$(OUTPUT)" ] || [ -L "$(OUTPUT)" ]; then \
-	  echo "make run: $(OUTPUT) already exists; results are never overwritten." >&2; \
-	  echo "make run: to run again, remove it with 'make clean-out' (deletes out/), or write elsewhere: make run OUTPUT=out/another.results.json" >&2; \
-	  exit 1; fi
+	@if [ -e "$(OUTPUT)" ] || [ -L "$(OUTPUT)" ]; then $(call refused,run,$(OUTPUT),results,OUTPUT); exit 1; fi
 	@mkdir -p "$(dir $(OUTPUT))"
-	$(call ABLATION,-v "$(abspath $(dir $(OUTPUT))):/out") run --input "$(IN)" $(HASH_FLAGS) --output "$(OUT)" $(SHOW_OUTPUT)
+	$(call ABLATION,$(call mount,$(dir $(OUTPUT)),/out)) run --input "$(IN)" $(HASH_FLAGS) --output "$(OUT)" $(SHOW_OUTPUT)
 
 archive: $(RUN_DEPS) ## bundle INPUT, OUTPUT and the evidence into BUNDLE (.tar.gz; never overwrites)
 	@if [ ! -f "$(OUTPUT)" ]; then \
 	  echo "make archive: $(OUTPUT) does not exist; run 'make run' first (same INPUT/OUTPUT)" >&2; exit 1; fi
-	@if [ -e "$(BUNDLE)" ] || [ -L "$(BUNDLE)" ]; then \
-	  echo "make archive: $(BUNDLE) already exists; remove it with 'make clean-out' or choose BUNDLE=..." >&2; exit 1; fi
+	@if [ -e "$(BUNDLE)" ] || [ -L "$(BUNDLE)" ]; then $(call refused,archive,$(BUNDLE),bundles,BUNDLE); exit 1; fi
 	@mkdir -p "$(dir $(BUNDLE))"
-	$(call ABLATION,-v "$(abspath $(dir $(OUTPUT))):/out:ro" -v "$(abspath $(dir $(BUNDLE))):/bundle" $(EVIDENCE_ARGS)) \
-	  archive --input "$(IN)" --results "$(OUT)" --bundle "$(BUN)" $(EV_FLAGS)
+	$(call ABLATION,$(call mount,$(dir $(OUTPUT)),/out,ro) $(call mount,$(dir $(BUNDLE)),/bundle) $(EVIDENCE_ARGS)) \
+	  archive --input "$(IN)" --results "$(OUT)" --bundle "$(BUN)" $(EV_FLAGS) $(SHOW_OUTPUT)
+
+verify-archive: $(RUN_DEPS) ## re-check BUNDLE and recompute its result (PUBLIC_KEY=<pem> checks the signature)
+	@[ -f "$(BUNDLE)" ] || { echo "make verify-archive: BUNDLE '$(BUNDLE)' is not a file" >&2; exit 2; }
+	@$(if $(PUBLIC_KEY),[ -f "$(PUBLIC_KEY)" ] || { echo "make verify-archive: PUBLIC_KEY '$(PUBLIC_KEY)' is not a file" >&2; exit 2; })
+	$(call ABLATION,$(VERIFY_ARCHIVE_MOUNTS)) verify-archive "$(BUN)" $(if $(PUBLIC_KEY),--public-key "$(PUBLIC_KEY_IN)")
 
 bench: $(STAMP) $(DEV_STAMP) ## run benchmarks/bench.py (development environment; times the sealed .venv)
 	$(DEV_VENV)/bin/python benchmarks/bench.py $(BENCH_ARGS)
@@ -209,6 +231,15 @@ image-check: $(WHEELHOUSE)/.complete ## rebuild from the working tree and compar
 	@[ -n "$(IMAGE_ID)" ] || { echo "make image-check: give the image to compare: IMAGE_ID=sha256:<64 hex>" >&2; exit 2; }
 	$(IMAGE_ENV) tools/image.sh check "$(IMAGE_ID)"
 
-image-present:
-	@docker image inspect $(IMAGE) >/dev/null 2>&1 || { \
-	  echo "make: image $(IMAGE) not found; run 'make base-image image' first" >&2; exit 1; }
+# Before anything runs: the files the command reads exist on the host, as files or folders.
+host-paths:
+	@[ -f "$(INPUT)" ] || { echo "make: INPUT '$(INPUT)' is not a file" >&2; exit 2; }
+	@$(if $(SIGN_KEY),[ -f "$(SIGN_KEY)" ] || { echo "make: SIGN_KEY '$(SIGN_KEY)' is not a file" >&2; exit 2; })
+	@$(foreach e,$(EVIDENCE),[ -e "$(e)" ] || { echo "make: EVIDENCE '$(e)' is neither a file nor a folder" >&2; exit 2; };) true
+
+# RUNNER=image: the host paths, a reachable Docker daemon, the image.
+image-ready: host-paths
+	@err=$$(docker info --format '{{.ServerVersion}}' 2>&1 >/dev/null) || { \
+	  echo "make: Docker daemon not reachable: $$(printf '%s' "$$err" | head -n 1)" >&2; exit 1; }
+	@docker image inspect "$(IMAGE)" >/dev/null 2>&1 || { \
+	  echo "make: image $(IMAGE) not found; build it with 'make base-image image' (or give IMAGE=<id>)" >&2; exit 1; }

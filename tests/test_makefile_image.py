@@ -43,7 +43,7 @@ def test_run_with_the_image_resolves_the_id_once_and_runs_by_it(tmp_path: Path) 
     assert line.count("docker image inspect") == 1
     assert line.startswith("image_id=$(docker image inspect --format '{{.Id}}' \"ablation:latest\") && docker run ")
     assert '-e ABLATION_IMAGE_DIGEST="$image_id"' in line
-    assert f'-v "{tmp_path}:/out" "$image_id" run --input "/in/prepared-input.json"' in line
+    assert f'--mount type=bind,source="{tmp_path}",target="/out" "$image_id" run --input "/in/prepared-input.json"' in line
 
 
 def test_image_builds_take_the_commit_time_as_source_date_epoch() -> None:
