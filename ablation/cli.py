@@ -12,7 +12,6 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
-
 from typing import TYPE_CHECKING
 
 from ablation import __version__
@@ -26,8 +25,9 @@ __all__ = ["main"]
 
 _EXIT_RESOURCES = 6
 # Formatted ahead: when memory ran out, the line to print must not need much more.
-_OUT_OF_MEMORY = ("ablation: resources exhausted: out of memory "
-                  "(allow the process more memory, or lower --max-input-bytes)")  # fmt: skip
+_OUT_OF_MEMORY = (
+    "ablation: resources exhausted: out of memory (allow the process more memory, or lower --max-input-bytes)"
+)
 # What the dynamic loader says (dlerror) when a shared library finds no address space: glibc's wording.
 _LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allocate memory")
 
@@ -71,8 +71,10 @@ def _note_if_unsealed() -> None:
     from ablation.closure import check  # noqa: PLC0415
 
     if check.closure_state() == "unsealed":
-        print("ablation: note: unsealed environment (no closure manifest); the evaluator identity says so",
-              file=sys.stderr)  # fmt: skip
+        print(
+            "ablation: note: unsealed environment (no closure manifest); the evaluator identity says so",
+            file=sys.stderr,
+        )
 
 
 _MAX_BYTE_COUNT = 1 << 40
@@ -95,17 +97,28 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, metavar="F", help="prepared input (.json or .json.gz)")
     parser.add_argument("--input-sha256", metavar="HEX", help="SHA-256 of the exact (decompressed) JSON bytes")
     parser.add_argument("--input-gzip-sha256", metavar="HEX", help="SHA-256 of the .json.gz file itself")
-    parser.add_argument("--max-input-bytes", type=_byte_count, default=_DEFAULT_MAX_INPUT_BYTES, metavar="N",
-                        help="bound on the (decompressed) input size (default 1 GiB)")  # fmt: skip
-    parser.add_argument("--errors", choices=("first", "all"), default="first",
-                        help="report the first violation (default) or every one found")  # fmt: skip
+    parser.add_argument(
+        "--max-input-bytes",
+        type=_byte_count,
+        default=_DEFAULT_MAX_INPUT_BYTES,
+        metavar="N",
+        help="bound on the (decompressed) input size (default 1 GiB)",
+    )
+    parser.add_argument(
+        "--errors",
+        choices=("first", "all"),
+        default="first",
+        help="report the first violation (default) or every one found",
+    )
 
 
 def _command(
-    sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
-) -> argparse.ArgumentParser:  # fmt: skip
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    text: str,
+) -> argparse.ArgumentParser:
     """A command whose one-line help is listed by ``ablation --help`` and heads its own ``--help``."""
-    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")  # type: ignore[no-any-return]
+    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -130,14 +143,20 @@ def _parser() -> argparse.ArgumentParser:
     archive.add_argument("--input", required=True, metavar="F", help="the prepared input the results were made from")
     archive.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
     archive.add_argument("--bundle", required=True, metavar="B", help="new bundle file (never overwritten)")
-    archive.add_argument("--evidence", action="append", default=[], metavar="PATH",
-                         help="a file or folder to add under extra/ (repeatable)")  # fmt: skip
+    archive.add_argument(
+        "--evidence",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file or folder to add under extra/ (repeatable)",
+    )
     archive.add_argument("--sign-key", metavar="K", help="Ed25519 PEM private key (from keygen): sign SHA256SUMS")
 
     verify_archive = _command(sub, "verify-archive", "re-check a bundle and recompute its result")
     verify_archive.add_argument("bundle", metavar="B", help="the bundle file")
-    verify_archive.add_argument("--public-key", metavar="P",
-                                help="Ed25519 PEM public key: the bundle must carry a valid signature by it")  # fmt: skip
+    verify_archive.add_argument(
+        "--public-key", metavar="P", help="Ed25519 PEM public key: the bundle must carry a valid signature by it"
+    )
 
     keygen = _command(sub, "keygen", "make an Ed25519 key pair for signing bundles")
     keygen.add_argument("--private-key", required=True, metavar="K", help="new private key file (PEM, mode 0600)")
@@ -146,8 +165,11 @@ def _parser() -> argparse.ArgumentParser:
     notes = _command(sub, "notes", "draft Markdown review notes (written to stdout)")
     notes.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
     notes.add_argument("--bundle", metavar="B", help="its evidence bundle: cite its digests and report its signature")
-    notes.add_argument("--image-digest", metavar="D",
-                       help="container image ID to cite (asserted; a warning when the results file records another)")
+    notes.add_argument(
+        "--image-digest",
+        metavar="D",
+        help="container image ID to cite (asserted; a warning when the results file records another)",
+    )
     notes.add_argument("--public-key", metavar="P", help="Ed25519 PEM public key: check the bundle's signature")
     return parser
 
@@ -156,9 +178,11 @@ def _load(args: argparse.Namespace) -> LoadedInput:
     from ablation.pipeline import load_input  # noqa: PLC0415 - after the closure check
 
     loaded = load_input(
-        args.input, input_sha256=args.input_sha256, input_gzip_sha256=args.input_gzip_sha256,
+        args.input,
+        input_sha256=args.input_sha256,
+        input_gzip_sha256=args.input_gzip_sha256,
         max_input_bytes=args.max_input_bytes,
-    )  # fmt: skip
+    )
     if not loaded.pinned:
         print(
             f"ablation: warning: no --input-sha256 given; computed {loaded.sha256}. "
@@ -261,21 +285,21 @@ def _print_summary(summary: dict[str, object]) -> None:
         print(line)
     print("input: admissible")
     print("repositories:")
-    for r in summary["repositories"]:  # type: ignore[attr-defined]
+    for r in summary["repositories"]:  # type: ignore[attr-defined]  # the verify summary (pipeline.verify_summary): a list of objects
         eligible = "eligible" if r["sourceListEligible"] else "ineligible (below 60 %)"
         print(
             f"  {r['id']!r} at {r['commit']}: {r['items']} items, {r['trackedPaths']} tracked paths, "
             f"{r['metadataPresent']} metadata present, coverage {js_number(r['metadataCoverage'])} {eligible}; "
             f"staleness sample {r['stalenessSampled']} sampled, {r['stalenessStale']} stale; {r['caseCount']} cases"
         )
-    cases: list[dict[str, object]] = summary["cases"]  # type: ignore[assignment]
+    cases: list[dict[str, object]] = summary["cases"]  # type: ignore[assignment]  # the verify summary: a list of objects
     available = sum(1 for c in cases if c["structuralAvailable"])
     print(f"cases: {len(cases)}; structural evidence valid for {available} (each case: verify --json)")
     for line in _case_groups(cases):
         print(line)
     evaluator = summary["evaluator"]
-    closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]
-    print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]
+    closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]  # the identity document (identity.evaluator_identity)
+    print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]  # the identity document: an object
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -307,9 +331,12 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     from ablation.bundle.writer import create_bundle  # noqa: PLC0415
 
     digest, warning = create_bundle(
-        input_path=args.input, results_path=args.results, bundle_path=args.bundle,
-        evidence_paths=list(args.evidence), sign_key_path=args.sign_key,
-    )  # fmt: skip
+        input_path=args.input,
+        results_path=args.results,
+        bundle_path=args.bundle,
+        evidence_paths=list(args.evidence),
+        sign_key_path=args.sign_key,
+    )
     _warn(warning)
     print(f"{digest}  {args.bundle}")
     return 0
@@ -338,8 +365,13 @@ def _cmd_notes(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation import notes  # noqa: PLC0415
 
-    text = notes.render_notes(results_path=args.results, bundle_path=args.bundle, image_digest=args.image_digest,
-                              public_key_path=args.public_key, warn=_warn)  # fmt: skip
+    text = notes.render_notes(
+        results_path=args.results,
+        bundle_path=args.bundle,
+        image_digest=args.image_digest,
+        public_key_path=args.public_key,
+        warn=_warn,
+    )
     sys.stdout.write(text)
     return 0
 

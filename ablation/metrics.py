@@ -120,13 +120,13 @@ def delta(paths: dict[str, object], treatment: dict[str, object]) -> dict[str, o
     t_unnecessary = treatment["unnecessary"]
     assert isinstance(p_unnecessary, int) and isinstance(t_unnecessary, int)
     return {
-        "macroPrecision": treatment["macroPrecision"] - paths["macroPrecision"],  # type: ignore[operator]
-        "macroRecall": treatment["macroRecall"] - paths["macroRecall"],  # type: ignore[operator]
+        "macroPrecision": treatment["macroPrecision"] - paths["macroPrecision"],  # type: ignore[operator]  # summary values: floats (caseCount > 0)
+        "macroRecall": treatment["macroRecall"] - paths["macroRecall"],  # type: ignore[operator]  # summary values: floats (caseCount > 0)
         "unnecessary": t_unnecessary - p_unnecessary,
         "unnecessaryReductionRate": (p_unnecessary - t_unnecessary) / p_unnecessary if p_unnecessary else None,
-        "omissions": treatment["omissions"] - paths["omissions"],  # type: ignore[operator]
-        "unnecessaryPerCase": treatment["unnecessaryPerCase"] - paths["unnecessaryPerCase"],  # type: ignore[operator]
-        "omissionsPerCase": treatment["omissionsPerCase"] - paths["omissionsPerCase"],  # type: ignore[operator]
+        "omissions": treatment["omissions"] - paths["omissions"],  # type: ignore[operator]  # summary values: ints
+        "unnecessaryPerCase": treatment["unnecessaryPerCase"] - paths["unnecessaryPerCase"],  # type: ignore[operator]  # summary values: floats (caseCount > 0)
+        "omissionsPerCase": treatment["omissionsPerCase"] - paths["omissionsPerCase"],  # type: ignore[operator]  # summary values: floats (caseCount > 0)
     }
 
 
@@ -144,14 +144,16 @@ def macro(summaries: Sequence[dict[str, object]]) -> dict[str, float | None]:
     Spec: SPEC.md §7.5 (every repository weighs the same).
     """
     included = [s for s in summaries if s["caseCount"]]
-    return {name: js_mean([s[source] for s in included]) for name, source in _MACRO_FROM}  # type: ignore[misc]
+    return {name: js_mean([s[source] for s in included]) for name, source in _MACRO_FROM}  # type: ignore[misc]  # summary values: floats (caseCount > 0)
 
 
-def equal_delta(paths: dict[str, float | None], treatment: dict[str, float | None], repository_count: int) -> dict[str, float] | None:
+def equal_delta(
+    paths: dict[str, float | None], treatment: dict[str, float | None], repository_count: int
+) -> dict[str, float] | None:
     """``EqualDelta`` treatment − paths, or ``None`` when no repository is included (§7.5)."""
     if repository_count == 0:
         return None
-    return {name: treatment[name] - paths[name] for name, _ in _MACRO_FROM}  # type: ignore[operator]
+    return {name: treatment[name] - paths[name] for name, _ in _MACRO_FROM}  # type: ignore[operator]  # every member is set when repository_count > 0
 
 
 def _is_array_index(name: str) -> bool:

@@ -10,9 +10,9 @@ figures of every pairwise treatment (each with a Mermaid ``xychart-beta``
 whose syntax holds only our labels ``r0``, ``r1``, … and numbers; the tables
 stay the authority) and of the all-four intersection, the adoption gates with
 their exact fractions, staleness rates, structural availability, cost
-disclosure and the protocol's limitations, and ends with an owner-decision section that is left empty: ``ablation`` never
-makes or suggests the ADOPT / REFINE / REJECT decision (preregistration gate 8;
-issue 5).
+disclosure and the protocol's limitations, and ends with an owner-decision
+section that is left empty: ``ablation`` never makes or suggests the
+ADOPT / REFINE / REJECT decision (preregistration gate 8; issue 5).
 
 The text depends only on the results file and the arguments: no dates, no
 environment. Exact figures are :class:`fractions.Fraction` values computed from
@@ -147,7 +147,9 @@ def _name(value: object, *, cell: bool = True) -> str:
 
 
 def _text(value: object) -> str:
-    """Free text for prose or a table cell: whitespace collapsed, Markdown and HTML escaped; other values as :func:`_value`.
+    """Free text for prose or a table cell: whitespace collapsed, Markdown and HTML escaped.
+
+    Other values are shown as :func:`_value`.
 
     >>> _text("a\\n\\n<b>  *c*|d")
     'a &lt;b&gt; \\\\*c\\\\*\\\\|d'
@@ -277,12 +279,12 @@ class _Rates:
         unnecessary = 0
         omissions = 0
         for m in metrics:
-            hits = int(m["hits"])  # type: ignore[call-overload]
-            selected = len(m["selected"])  # type: ignore[arg-type]
-            omitted = len(m["omittedTruth"])  # type: ignore[arg-type]
+            hits = int(m["hits"])  # type: ignore[call-overload]  # a metrics object checked by figures_problem
+            selected = len(m["selected"])  # type: ignore[arg-type]  # a metrics object checked by figures_problem
+            omitted = len(m["omittedTruth"])  # type: ignore[arg-type]  # a metrics object checked by figures_problem
             precisions.append(Fraction(hits, selected) if selected else Fraction(0))
             recalls.append(Fraction(hits, hits + omitted) if hits + omitted else Fraction(0))
-            unnecessary += len(m["unnecessary"])  # type: ignore[arg-type]
+            unnecessary += len(m["unnecessary"])  # type: ignore[arg-type]  # a metrics object checked by figures_problem
             omissions += omitted
         self.precision = sum(precisions, Fraction(0)) / n if n else None
         self.recall = sum(recalls, Fraction(0)) / n if n else None
@@ -361,8 +363,13 @@ def _image_disagrees(r: _Results, image_digest: str | None) -> bool:
     return image_digest is not None and recorded is not None and recorded != image_digest
 
 
-def _cite(r: _Results, results_sha256: str, bundle: tuple[str, str] | None, signature: Signature | None,
-          image_digest: str | None) -> list[str]:  # fmt: skip
+def _cite(
+    r: _Results,
+    results_sha256: str,
+    bundle: tuple[str, str] | None,
+    signature: Signature | None,
+    image_digest: str | None,
+) -> list[str]:
     """The digests a reviewer cites, each in one row (issue 12 item 4); their basis follows in "Digests"."""
     rec = r.recorded
     pinned = "pinned by the run" if rec.get("inputSha256Pinned") is True else "**computed only, not pinned**"
@@ -371,16 +378,22 @@ def _cite(r: _Results, results_sha256: str, bundle: tuple[str, str] | None, sign
         rows.append(["Prepared input file SHA-256 (the .json.gz)", _code(rec["inputGzipSha256"])])
     rows.append(["Results file SHA-256", _code(results_sha256)])
     if bundle is None:
-        rows += [["Evidence bundle SHA-256", "no bundle given (`--bundle`)"],
-                 ["Bundle content SHA-256 (of `SHA256SUMS`)", "no bundle given (`--bundle`)"]]  # fmt: skip
+        rows += [
+            ["Evidence bundle SHA-256", "no bundle given (`--bundle`)"],
+            ["Bundle content SHA-256 (of `SHA256SUMS`)", "no bundle given (`--bundle`)"],
+        ]
     else:
-        rows += [["Evidence bundle SHA-256", _code(bundle[0])],
-                 ["Bundle content SHA-256 (of `SHA256SUMS`)", _code(bundle[1])]]  # fmt: skip
+        rows += [
+            ["Evidence bundle SHA-256", _code(bundle[0])],
+            ["Bundle content SHA-256 (of `SHA256SUMS`)", _code(bundle[1])],
+        ]
     rows.append(["Evaluator identityDigest", _code(_get(rec.get("evaluator"), "identityDigest"))])
     recorded = _recorded_image(r)
     if _image_disagrees(r, image_digest):
-        image = (f"{_code(recorded)} (asserted by the run); `--image-digest` says {_code(image_digest)}: "
-                 "**they differ**, see \"Container image\"")  # fmt: skip
+        image = (
+            f"{_code(recorded)} (asserted by the run); `--image-digest` says {_code(image_digest)}: "
+            '**they differ**, see "Container image"'
+        )
     elif recorded is not None:
         image = f"{_code(recorded)} (asserted by the run, not measured)"
     elif image_digest is not None:
@@ -412,12 +425,12 @@ def _signature(signature: Signature | None) -> list[str]:
             f"(SHA-256 of its DER SubjectPublicKeyInfo) is {_code(signature.fingerprint, cell=False)}. Compare it "
             "with the fingerprint from a trusted source: a signature proves only that the holder of that key "
             "signed `SHA256SUMS`, which names every file of the bundle by its SHA-256."
-        )  # fmt: skip
+        )
     elif signature.status == "unchecked":
         lines.append(
             "The bundle holds `SHA256SUMS.sig`, which was **not checked**: no public key was given. Check it with "
             "`ablation notes --public-key P` or `ablation verify-archive --public-key P`."
-        )  # fmt: skip
+        )
     else:
         lines.append("The bundle is **not signed** (it holds no `SHA256SUMS.sig`); its digests are not tied to a key.")
     return lines
@@ -434,46 +447,86 @@ def _image(r: _Results, image_digest: str | None) -> list[str]:
         by_caller = "**asserted** by the caller of `ablation notes`; ablation did not measure or verify it"
         rows.append(["Image ID (`--image-digest`)", _code(image_digest), by_caller])
     if not rows:
-        rows.append(["Image ID", "not recorded", "the run was not made in the container image, and no "
-                     "`--image-digest` was given"])  # fmt: skip
-    rows.append(["Base image", "not recorded" if base is None else _code(base),
-                 at_run.format("baseImage") if base is not None else "nothing was asserted"])  # fmt: skip
+        rows.append(
+            [
+                "Image ID",
+                "not recorded",
+                "the run was not made in the container image, and no `--image-digest` was given",
+            ]
+        )
+    rows.append(
+        [
+            "Base image",
+            "not recorded" if base is None else _code(base),
+            at_run.format("baseImage") if base is not None else "nothing was asserted",
+        ]
+    )
     lines = ["## Container image", "", *_table(["What", "Value", "Basis"], rows)]
     if _image_disagrees(r, image_digest):
-        lines += ["", f"**Warning:** `--image-digest` {_code(image_digest, cell=False)} differs from the image ID the "
-                  f"results file records, {_code(recorded, cell=False)}. The run did not record the image you named: "
-                  "cite the recorded one, or find out which image made the results."]  # fmt: skip
+        lines += [
+            "",
+            f"**Warning:** `--image-digest` {_code(image_digest, cell=False)} differs from the image ID the "
+            f"results file records, {_code(recorded, cell=False)}. The run did not record the image you named: "
+            "cite the recorded one, or find out which image made the results.",
+        ]
     return lines
 
 
 def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -> list[str]:
     rec = r.recorded
     pinned = rec.get("inputSha256Pinned") is True
-    rows = [[
-        "Prepared input (SHA-256 of the JSON bytes that were parsed)", _code(rec.get('inputSha256')),
-        "pinned: the run was given this hash and it matched" if pinned else
-        "computed only: the run was **not** bound to a preregistered hash; compare it with the preregistration record",
-    ]]  # fmt: skip
+    rows = [
+        [
+            "Prepared input (SHA-256 of the JSON bytes that were parsed)",
+            _code(rec.get("inputSha256")),
+            "pinned: the run was given this hash and it matched"
+            if pinned
+            else "computed only: the run was **not** bound to a preregistered hash; "
+            "compare it with the preregistration record",
+        ]
+    ]
     if "inputGzipSha256" in rec:
-        rows.append(["Prepared input file (SHA-256 of the .json.gz)", _code(rec['inputGzipSha256']),
-                     "measured by the run"])  # fmt: skip
+        rows.append(
+            ["Prepared input file (SHA-256 of the .json.gz)", _code(rec["inputGzipSha256"]), "measured by the run"]
+        )
     rows.append(["Results file (SHA-256 of its bytes)", _code(results_sha256), "measured by `ablation notes`"])
     if bundle is None:
-        rows.append(["Evidence bundle (SHA-256)", "not given", "run `ablation archive`, then `ablation notes --bundle`"])
+        rows.append(
+            ["Evidence bundle (SHA-256)", "not given", "run `ablation archive`, then `ablation notes --bundle`"]
+        )
     else:
-        rows.append(["Evidence bundle (SHA-256)", _code(bundle[0]),
-                     "measured by `ablation notes`; the bundle's results.json is this results file; "
-                     "check it with `ablation verify-archive`"])  # fmt: skip
-        rows.append(["Bundle content (SHA-256 of `SHA256SUMS`)", _code(bundle[1]),
-                     "measured by `ablation notes`: names what the bundle holds, whatever its "
-                     "compression"])  # fmt: skip
+        rows.append(
+            [
+                "Evidence bundle (SHA-256)",
+                _code(bundle[0]),
+                "measured by `ablation notes`; the bundle's results.json is this results file; "
+                "check it with `ablation verify-archive`",
+            ]
+        )
+        rows.append(
+            [
+                "Bundle content (SHA-256 of `SHA256SUMS`)",
+                _code(bundle[1]),
+                "measured by `ablation notes`: names what the bundle holds, whatever its compression",
+            ]
+        )
     evaluator = rec.get("evaluator")
-    rows.append(["Evaluator identityDigest", _code(_get(evaluator, 'identityDigest')),
-                 "measured by the run: canonical digest of `evaluator.measured`"])  # fmt: skip
+    rows.append(
+        [
+            "Evaluator identityDigest",
+            _code(_get(evaluator, "identityDigest")),
+            "measured by the run: canonical digest of `evaluator.measured`",
+        ]
+    )
     closure = _get(evaluator, "measured", "closure", "state")
     manifest = _get(evaluator, "measured", "closure", "manifestDigest")
-    rows.append(["Evaluator closure", f"{_text(closure)}" + (f", manifest {_code(manifest)}" if manifest else ""),
-                 "measured by the run; `unsealed` means a development checkout, not a sealed build"])  # fmt: skip
+    rows.append(
+        [
+            "Evaluator closure",
+            f"{_text(closure)}" + (f", manifest {_code(manifest)}" if manifest else ""),
+            "measured by the run; `unsealed` means a development checkout, not a sealed build",
+        ]
+    )
     lock = _get(evaluator, "measured", "lock", "sha256")
     rows.append(["Dependency lock (SHA-256)", _code(lock) if lock else "none", "measured by the run"])
     return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
@@ -486,25 +539,56 @@ def _repositories(r: _Results) -> list[str]:
         items = repo.get("candidateCount")
         present = repo.get("metadataPresentCount")
         coverage = Fraction(present, items) if isinstance(items, int) and isinstance(present, int) and items else None
-        rows.append([
-            _name(repo.get("id")), _code(repo.get('commit')), _value(items), _value(repo.get("trackedPathCount")),
-            _value(present), _approx(coverage), "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
-            str(r.cases_of(repo.get("id"))),
-        ])  # fmt: skip
-        pins.append([
-            _name(repo.get("id")), _code(repo.get('rawSourceListArtifactSha256')),
-            _code(repo.get('sourceListPreparationObservationDigest')),
-            _code(repo.get('sourceListRevision')), _code(repo.get('sourceListExecutableArtifactSha256')),
-        ])  # fmt: skip
+        rows.append(
+            [
+                _name(repo.get("id")),
+                _code(repo.get("commit")),
+                _value(items),
+                _value(repo.get("trackedPathCount")),
+                _value(present),
+                _approx(coverage),
+                "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
+                str(r.cases_of(repo.get("id"))),
+            ]
+        )
+        pins.append(
+            [
+                _name(repo.get("id")),
+                _code(repo.get("rawSourceListArtifactSha256")),
+                _code(repo.get("sourceListPreparationObservationDigest")),
+                _code(repo.get("sourceListRevision")),
+                _code(repo.get("sourceListExecutableArtifactSha256")),
+            ]
+        )
     return [
-        "## Repositories", "",
-        *_table(["Repository", "Commit", "Candidates", "Tracked paths", "Metadata present", "Coverage (exact)",
-                 "source_list eligible (≥ 3/5)", "Cases"], rows),  # fmt: skip
+        "## Repositories",
+        "",
+        *_table(
+            [
+                "Repository",
+                "Commit",
+                "Candidates",
+                "Tracked paths",
+                "Metadata present",
+                "Coverage (exact)",
+                "source_list eligible (≥ 3/5)",
+                "Cases",
+            ],
+            rows,
+        ),
         "",
         "Owner-artifact digests and pins as recorded in the prepared input (claims, not authenticated):",
         "",
-        *_table(["Repository", "Raw source-list artifact", "Preparation observation", "source-list revision",
-                 "source-list executable"], pins),  # fmt: skip
+        *_table(
+            [
+                "Repository",
+                "Raw source-list artifact",
+                "Preparation observation",
+                "source-list revision",
+                "source-list executable",
+            ],
+            pins,
+        ),
     ]
 
 
@@ -520,23 +604,40 @@ def _populations(r: _Results) -> list[str]:
         pop_rows.append(_population_row(f"paths ∩ `{treatment}`", pairwise))
     pop_rows.append(_population_row("all four arms", r.result.get("allFour")))
     return [
-        "## Populations and denominators", "",
-        "Arm availability over all cases:", "",
+        "## Populations and denominators",
+        "",
+        "Arm availability over all cases:",
+        "",
         *_table(["Arm", "Eligible cases", "Available cases", "Unavailable cases"], rows),
         "",
         "Each treatment is compared with `paths` only on the cases where both are eligible and available; "
         "the all-four intersection is reported separately. Denominators as recorded in `result`:",
         "",
-        *_table(["Population", "Eligible repositories", "Available repositories", "Eligible cases",
-                 "Available cases", "Repositories in the equal-repository mean"], pop_rows),  # fmt: skip
-    ]  # fmt: skip
+        *_table(
+            [
+                "Population",
+                "Eligible repositories",
+                "Available repositories",
+                "Eligible cases",
+                "Available cases",
+                "Repositories in the equal-repository mean",
+            ],
+            pop_rows,
+        ),
+    ]
 
 
 def _population_row(label: str, population: object) -> list[str]:
     d = _get(population, "denominators")
     macro = _get(population, "equalRepositoryMacro", "repositoryCount")
-    return [label, *(_value(_get(d, k)) for k in ("eligibleRepositoryCount", "availableRepositoryCount",
-                                              "eligibleCaseCount", "availableCaseCount")), _value(macro)]  # fmt: skip
+    return [
+        label,
+        *(
+            _value(_get(d, k))
+            for k in ("eligibleRepositoryCount", "availableRepositoryCount", "eligibleCaseCount", "availableCaseCount")
+        ),
+        _value(macro),
+    ]
 
 
 def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[str]:
@@ -556,18 +657,31 @@ def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[st
         rows.append(_pairwise_row(_name(repo_id), base, other))
     if not means:
         eligible = _get(pairwise, "denominators", "eligibleCaseCount")
-        lines.append(f"No case is available for both `paths` and `{treatment}` ({_value(eligible)} eligible cases): "
-                     "the population is empty and there is nothing to compare.")  # fmt: skip
+        lines.append(
+            f"No case is available for both `paths` and `{treatment}` ({_value(eligible)} eligible cases): "
+            "the population is empty and there is nothing to compare."
+        )
         return lines
     macro = _MacroRates([b for b, _ in means]), _MacroRates([o for _, o in means])
     rows.append(_pairwise_row(f"**equal-repository mean** ({_repositories_text(len(means))})", *macro))
     lines += [*_chart(treatment, charted), "", "The authority, exact:", ""]
     lines += _table(
-        ["Repository", "Cases", "Precision paths", f"Precision {treatment}", "Δ precision", "Recall paths",
-         f"Recall {treatment}", "Unnecessary/case paths", f"Unnecessary/case {treatment}", "Unnecessary reduction",
-         "Omissions/case paths", f"Omissions/case {treatment}"],
+        [
+            "Repository",
+            "Cases",
+            "Precision paths",
+            f"Precision {treatment}",
+            "Δ precision",
+            "Recall paths",
+            f"Recall {treatment}",
+            "Unnecessary/case paths",
+            f"Unnecessary/case {treatment}",
+            "Unnecessary reduction",
+            "Omissions/case paths",
+            f"Omissions/case {treatment}",
+        ],
         rows,
-    )  # fmt: skip
+    )
     return lines
 
 
@@ -601,9 +715,11 @@ def _chart(treatment: str, charted: Sequence[tuple[str, _Rates, _Rates]]) -> lis
     next whole number above the largest (at least 1).
     """
     series = [
-        [c[1].precision for c in charted], [c[2].precision for c in charted],
-        [c[1].unnecessary for c in charted], [c[2].unnecessary for c in charted],
-    ]  # fmt: skip
+        [c[1].precision for c in charted],
+        [c[2].precision for c in charted],
+        [c[1].unnecessary for c in charted],
+        [c[2].unnecessary for c in charted],
+    ]
     largest = max((v for line in series for v in line if v is not None), default=Fraction(0))
     top = max(1, math.ceil(largest))
     return [
@@ -618,7 +734,7 @@ def _chart(treatment: str, charted: Sequence[tuple[str, _Rates, _Rates]]) -> lis
         f'    y-axis "per repository" 0 --> {top}',
         *(f"    line [{', '.join(_chart_number(v) for v in line)}]" for line in series),
         "```",
-    ]  # fmt: skip
+    ]
 
 
 class _MacroRates:
@@ -636,11 +752,19 @@ def _pairwise_row(label: str, base: _Rates | _MacroRates, other: _Rates | _Macro
     if not base.cases:
         return [label, "0", *([_NONE] * 10)]
     return [
-        label, str(base.cases), _approx(base.precision), _approx(other.precision),
-        _approx(_delta(base.precision, other.precision)), _approx(base.recall), _approx(other.recall),
-        _approx(base.unnecessary), _approx(other.unnecessary), _reduction(base.unnecessary, other.unnecessary),
-        _approx(base.omissions), _approx(other.omissions),
-    ]  # fmt: skip
+        label,
+        str(base.cases),
+        _approx(base.precision),
+        _approx(other.precision),
+        _approx(_delta(base.precision, other.precision)),
+        _approx(base.recall),
+        _approx(other.recall),
+        _approx(base.unnecessary),
+        _approx(other.unnecessary),
+        _reduction(base.unnecessary, other.unnecessary),
+        _approx(base.omissions),
+        _approx(other.omissions),
+    ]
 
 
 def _all_four(r: _Results) -> list[str]:
@@ -656,18 +780,37 @@ def _all_four(r: _Results) -> list[str]:
             rates = r.rates(case_ids, arm)
             if rates.cases:
                 by_arm[arm].append(rates)
-                rows.append([_name(repo_id), f"`{arm}`", str(rates.cases), _approx(rates.precision),
-                             _approx(rates.recall), _approx(rates.unnecessary), _approx(rates.omissions)])  # fmt: skip
+                rows.append(
+                    [
+                        _name(repo_id),
+                        f"`{arm}`",
+                        str(rates.cases),
+                        _approx(rates.precision),
+                        _approx(rates.recall),
+                        _approx(rates.unnecessary),
+                        _approx(rates.omissions),
+                    ]
+                )
     if not rows:
         eligible = _get(population, "denominators", "eligibleCaseCount")
-        lines.append(f"No case is available in all four arms ({_value(eligible)} eligible cases): the all-four "
-                     "intersection is empty.")  # fmt: skip
+        lines.append(
+            f"No case is available in all four arms ({_value(eligible)} eligible cases): the all-four "
+            "intersection is empty."
+        )
         return lines
     for arm in _ARMS:
         macro = _MacroRates(by_arm[arm])
-        rows.append([f"**equal-repository mean** ({_repositories_text(len(by_arm[arm]))})", f"`{arm}`", str(macro.cases),
-                     _approx(macro.precision), _approx(macro.recall), _approx(macro.unnecessary),
-                     _approx(macro.omissions)])  # fmt: skip
+        rows.append(
+            [
+                f"**equal-repository mean** ({_repositories_text(len(by_arm[arm]))})",
+                f"`{arm}`",
+                str(macro.cases),
+                _approx(macro.precision),
+                _approx(macro.recall),
+                _approx(macro.unnecessary),
+                _approx(macro.omissions),
+            ]
+        )
     lines += _table(["Repository", "Arm", "Cases", "Precision", "Recall", "Unnecessary/case", "Omissions/case"], rows)
     return lines
 
@@ -675,21 +818,23 @@ def _all_four(r: _Results) -> list[str]:
 def _per_repository(r: _Results) -> list[str]:
     labels = _chart_labels(r)
     lines = [
-        "## Per-repository results", "",
+        "## Per-repository results",
+        "",
         "Exact values from the per-case counts recorded in `result` (precision = hits/selected, recall = "
         "hits/truth, unnecessary and omissions per case), averaged per repository, then with equal weight per "
         "repository. Unnecessary reduction = (paths − treatment) / paths. Each comparison starts with a chart "
         "(Mermaid `xychart-beta`: drawn by forges that render Mermaid, plain text elsewhere); the tables are the "
-        "authority. The charts label repositories by index:", "",
+        "authority. The charts label repositories by index:",
+        "",
         *_table(["Chart label", "Repository"], [[f"`{label}`", _name(repo_id)] for repo_id, label in labels.items()]),
-    ]  # fmt: skip
+    ]
     for treatment in _TREATMENTS:
         lines += ["", *_pairwise(r, treatment, labels)]
     lines += ["", *_all_four(r)]
     return lines
 
 
-def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: C901, PLR0911, PLR0912
+def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:
     """(measured text, value, threshold) of one gate row."""
     gate_id = gate.get("id")
     m = gate.get("measured")
@@ -700,16 +845,23 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
         threshold = _exact(_measured_exact(_get(m, "threshold", "coverage")))
         count = _get(m, "eligibleRepositoryCount")
         plain = _repositories_text(count) if isinstance(count, int) else _value(count)
-        return (f"{plain} with coverage ≥ {threshold} ({shown})", _value(count),
-                f"≥ {_value(_get(m, 'threshold', 'repositories'))}")  # fmt: skip
+        return (
+            f"{plain} with coverage ≥ {threshold} ({shown})",
+            _value(count),
+            f"≥ {_value(_get(m, 'threshold', 'repositories'))}",
+        )
     if gate_id == "G2":
         counts = [_get(x, "caseCount") for x in _array(_get(m, "casesPerRepository"))]
         fewest = min((c for c in counts if isinstance(c, int)), default=None)
         minimum = _get(m, "minimumCasesPerRepository")
         return f"fewest cases in a repository: {_value(fewest)}", _value(fewest), f"≥ {_value(minimum)} per repository"
     if gate_id == "G3":
-        return (f"{_value(_get(m, 'caseCount'))} cases; one candidate universe per case; positive maxItems: "
-                f"{'yes' if _get(m, 'positiveMaxItems') else 'no'}", _NONE, "by construction")  # fmt: skip
+        return (
+            f"{_value(_get(m, 'caseCount'))} cases; one candidate universe per case; positive maxItems: "
+            f"{'yes' if _get(m, 'positiveMaxItems') else 'no'}",
+            _NONE,
+            "by construction",
+        )
     if gate_id in ("G4a", "G4b", "G4c"):
         key = "reduction" if gate_id == "G4b" else "delta"
         paths, source_list = _measured_exact(m.get("paths")), _measured_exact(m.get("sourceList"))
@@ -719,18 +871,25 @@ def _gate_measure(gate: Mapping[str, object]) -> tuple[str, str, str]:  # noqa: 
         if amount is None:
             why = "paths baseline is 0" if paths is not None else "empty population"
             return f"{key} not demonstrated ({why})", _NONE, threshold
-        return (f"{key} {_exact(amount)} (paths {_exact(paths)}, source_list {_exact(source_list)})",
-                _decimal(amount), threshold)  # fmt: skip
+        return (
+            f"{key} {_exact(amount)} (paths {_exact(paths)}, source_list {_exact(source_list)})",
+            _decimal(amount),
+            threshold,
+        )
     if gate_id == "G5":
         repos = _get(m, "repositories")
-        parts = [f"{_name(_get(x, 'repositoryId'))} {_exact(_measured_exact(_get(x, 'staleRate')))}"
-                 for x in (repos if isinstance(repos, list) else [])]  # fmt: skip
+        parts = [
+            f"{_name(_get(x, 'repositoryId'))} {_exact(_measured_exact(_get(x, 'staleRate')))}"
+            for x in (repos if isinstance(repos, list) else [])
+        ]
         return "stale rates: " + (", ".join(parts) or "none"), _NONE, "review"
     if gate_id == "G6":
         parts = []
         for arm in ("structural", "fusion"):
-            counts = _get(m, arm)
-            parts.append(f"{arm} {_value(_get(counts, 'available'))}/{_value(_get(counts, 'eligible'))} available")
+            arm_counts = _get(m, arm)
+            parts.append(
+                f"{arm} {_value(_get(arm_counts, 'available'))}/{_value(_get(arm_counts, 'eligible'))} available"
+            )
         return ", ".join(parts), _NONE, "review"
     if gate_id == "G7":
         repos = _get(m, "repositories")
@@ -755,18 +914,30 @@ def _gates(r: _Results) -> list[str]:
             continue
         measured, value, threshold = _gate_measure(gate)
         numeric = gate.get("numericStatus")
-        rows.append([_value(gate.get("id")), _name(gate.get("name")), measured, value, threshold,
-                     _NONE if numeric is None else _value(numeric), _value(gate.get("status"))])  # fmt: skip
+        rows.append(
+            [
+                _value(gate.get("id")),
+                _name(gate.get("name")),
+                measured,
+                value,
+                threshold,
+                _NONE if numeric is None else _value(numeric),
+                _value(gate.get("status")),
+            ]
+        )
         bases.append(f"- **{_value(gate.get('id'))}**: {_text(gate.get('basis'))}")
     passed = _get(assessment, "numericGatesPassed")
     return [
-        "## Adoption gates", "",
-        f"From `gateAssessment` (population {_code(_get(assessment, 'population'), cell=False)}, treatment "
-        f"{_code(_get(assessment, 'treatment'), cell=False)}). Exact fractions from integer counts; the thresholds are the exact "
-        "rationals 1/10 and 1/5. `status` is `requires_review` where the input cannot decide the gate.",
+        "## Adoption gates",
         "",
-        *_table(["Gate", "Name", "Measured (exact)", "Value (4 places)", "Threshold", "Numeric status", "Status"],
-                rows),
+        f"From `gateAssessment` (population {_code(_get(assessment, 'population'), cell=False)}, treatment "
+        f"{_code(_get(assessment, 'treatment'), cell=False)}). Exact fractions from integer counts; "
+        "the thresholds are the exact rationals 1/10 and 1/5. "
+        "`status` is `requires_review` where the input cannot decide the gate.",
+        "",
+        *_table(
+            ["Gate", "Name", "Measured (exact)", "Value (4 places)", "Threshold", "Numeric status", "Status"], rows
+        ),
         "",
         f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed is True else 'no'}**.",
         f"- Automatic adoption: **{'no' if _get(assessment, 'automaticAdoption') is False else 'INVALID VALUE'}** "
@@ -777,7 +948,7 @@ def _gates(r: _Results) -> list[str]:
         "Basis of each gate:",
         "",
         *bases,
-    ]  # fmt: skip
+    ]
 
 
 def _staleness(r: _Results) -> list[str]:
@@ -787,15 +958,25 @@ def _staleness(r: _Results) -> list[str]:
         sampled, stale = _get(sample, "sampled"), _get(sample, "stale")
         rate = Fraction(stale, sampled) if isinstance(sampled, int) and isinstance(stale, int) and sampled else None
         eligible = repo.get("sourceListEligible") is True
-        rows.append([_name(repo.get("id")), _value(sampled), _value(stale), _approx(rate),
-                     "eligible" if eligible else "ineligible control", _text(_get(sample, "method")),
-                     _code(_get(sample, 'sampleDigest'))])  # fmt: skip
+        rows.append(
+            [
+                _name(repo.get("id")),
+                _value(sampled),
+                _value(stale),
+                _approx(rate),
+                "eligible" if eligible else "ineligible control",
+                _text(_get(sample, "method")),
+                _code(_get(sample, "sampleDigest")),
+            ]
+        )
     return [
-        "## Metadata staleness (G5)", "",
+        "## Metadata staleness (G5)",
+        "",
         "Staleness never changes ranking. Repositories below 60 % coverage stay visible as ineligible controls, "
-        "not as positive metadata evidence.", "",
+        "not as positive metadata evidence.",
+        "",
         *_table(["Repository", "Sampled", "Stale", "Stale rate (exact)", "Role", "Method", "Sample digest"], rows),
-    ]  # fmt: skip
+    ]
 
 
 def _structural(r: _Results) -> list[str]:
@@ -813,15 +994,19 @@ def _structural(r: _Results) -> list[str]:
             else:
                 continue
             reasons[reason] = reasons.get(reason, 0) + 1
-    rows = [[f"`{arm}`", *(_value(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
-            for arm in ("structural", "fusion")]  # fmt: skip
+    rows = [
+        [f"`{arm}`", *(_value(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
+        for arm in ("structural", "fusion")
+    ]
     lines = [
-        "## Structural evidence availability (G6)", "",
+        "## Structural evidence availability (G6)",
+        "",
         f"{valid} of {len(r.cases)} cases carry a structural evidence bundle that validated. Unavailable arms have "
         "no metrics and never fall back to another arm; a structural or fusion improvement cannot substitute "
-        "for the source-list gate.", "",
+        "for the source-list gate.",
+        "",
         *_table(["Arm", "Eligible cases", "Available cases", "Unavailable cases"], rows),
-    ]  # fmt: skip
+    ]
     if reasons:
         lines += ["", "Why the `structural` arm is unavailable (cases per first failure rule):", ""]
         lines += _table(["Reason", "Cases"], [[_text(k), str(v)] for k, v in sorted(reasons.items())])
@@ -833,23 +1018,31 @@ def _costs(r: _Results) -> list[str]:
     m = _get(gate, "measured")
     rows = []
     for x in _array(_get(m, "repositories")):
-        rows.append([_name(_get(x, "repositoryId")), *(
-            _value(_get(x, member, key)) for member in ("sourceListRawBytes", "gitEvidenceBytes")
-            for key in ("bytes", "approximateTokens")
-        )])  # fmt: skip
+        rows.append(
+            [
+                _name(_get(x, "repositoryId")),
+                *(
+                    _value(_get(x, member, key))
+                    for member in ("sourceListRawBytes", "gitEvidenceBytes")
+                    for key in ("bytes", "approximateTokens")
+                ),
+            ]
+        )
     receipts = [_get(x, "sciReceiptRawBytes", "bytes") for x in _array(_get(m, "cases"))]
     sizes = [b for b in receipts if isinstance(b, int)]
     latency = _get(m, "latency")
     return [
-        "## Cost disclosure (G7)", "",
+        "## Cost disclosure (G7)",
+        "",
         "Raw artifact sizes in UTF-8 bytes with approximate tokens (bytes/4, rounded up). This prices neither "
-        "latency, nor review, nor maintenance.", "",
+        "latency, nor review, nor maintenance.",
+        "",
         *_table(["Repository", "Source-list text bytes", "≈ tokens", "Git evidence bytes", "≈ tokens"], rows),
         "",
         f"- SCI receipt texts: {len(sizes)} of {len(receipts)} cases carry one"
         + (f", {sum(sizes)} bytes in all (≈ {-(-sum(sizes) // 4)} tokens)." if sizes else "."),
         f"- Latency: {'not part of a v2 prepared input' if latency is None else _text(latency)}.",
-    ]  # fmt: skip
+    ]
 
 
 _LIMITATIONS = (
@@ -883,21 +1076,28 @@ def _limitations() -> list[str]:
 
 def _decision() -> list[str]:
     return [
-        "## Owner decision (to be completed by the independent reviewer)", "",
-        "This section is intentionally empty. `ablation` does not make, suggest or pre-fill this decision.", "",
+        "## Owner decision (to be completed by the independent reviewer)",
+        "",
+        "This section is intentionally empty. `ablation` does not make, suggest or pre-fill this decision.",
+        "",
         "- Decision (mark exactly one): [ ] ADOPT  [ ] REFINE  [ ] REJECT",
         "- Reviewer:",
         "- Independence from the experiment's authors:",
         "- Date:",
         "- Rationale (costs, limitations, case quality):",
         "- Conditions or follow-up:",
-    ]  # fmt: skip
+    ]
 
 
 def build_notes(
-    recorded: Mapping[str, object], *, results_sha256: str, bundle_sha256: str | None = None,
-    sums_sha256: str | None = None, signature: Signature | None = None, image_digest: str | None = None,
-) -> str:  # fmt: skip
+    recorded: Mapping[str, object],
+    *,
+    results_sha256: str,
+    bundle_sha256: str | None = None,
+    sums_sha256: str | None = None,
+    signature: Signature | None = None,
+    image_digest: str | None = None,
+) -> str:
     """The review-notes Markdown for a parsed results file (pure; no I/O).
 
     Args:
@@ -914,23 +1114,37 @@ def build_notes(
     r = _Results(recorded)
     bundle = None if bundle_sha256 is None else (bundle_sha256, sums_sha256 or _NONE)
     lines = [
-        f"# Review notes (draft): {_code(r.result.get('protocol'), cell=False)}", "",
+        f"# Review notes (draft): {_code(r.result.get('protocol'), cell=False)}",
+        "",
         "Drafted by `ablation notes` from one results file, for the independent reviewer. Every figure below is "
-        "recorded in, or computed exactly from, that file. Nothing here is an adoption decision.", "",
-        *_cite(r, results_sha256, bundle, signature, image_digest), "",
-        *_signature(signature), "",
-        *_image(r, image_digest), "",
-        *_digests(r, results_sha256, bundle), "",
-        *_repositories(r), "",
-        *_populations(r), "",
-        *_per_repository(r), "",
-        *_gates(r), "",
-        *_staleness(r), "",
-        *_structural(r), "",
-        *_costs(r), "",
-        *_limitations(), "",
+        "recorded in, or computed exactly from, that file. Nothing here is an adoption decision.",
+        "",
+        *_cite(r, results_sha256, bundle, signature, image_digest),
+        "",
+        *_signature(signature),
+        "",
+        *_image(r, image_digest),
+        "",
+        *_digests(r, results_sha256, bundle),
+        "",
+        *_repositories(r),
+        "",
+        *_populations(r),
+        "",
+        *_per_repository(r),
+        "",
+        *_gates(r),
+        "",
+        *_staleness(r),
+        "",
+        *_structural(r),
+        "",
+        *_costs(r),
+        "",
+        *_limitations(),
+        "",
         *_decision(),
-    ]  # fmt: skip
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -939,8 +1153,10 @@ def image_warning(recorded: Mapping[str, object], image_digest: str | None) -> s
     r = _Results(recorded)
     if not _image_disagrees(r, image_digest):
         return None
-    return (f"--image-digest {image_digest!r} differs from the image ID the results file records, "
-            f"{_recorded_image(r)!r}; the notes show both")  # fmt: skip
+    return (
+        f"--image-digest {image_digest!r} differs from the image ID the results file records, "
+        f"{_recorded_image(r)!r}; the notes show both"
+    )
 
 
 def _json_kind(value: object) -> str:
@@ -1001,9 +1217,13 @@ def figures_problem(recorded: Mapping[str, object]) -> str | None:
 
 
 def render_notes(
-    *, results_path: str, bundle_path: str | None = None, image_digest: str | None = None,
-    public_key_path: str | None = None, warn: Callable[[str], None] | None = None,
-) -> str:  # fmt: skip
+    *,
+    results_path: str,
+    bundle_path: str | None = None,
+    image_digest: str | None = None,
+    public_key_path: str | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> str:
     """Read a results file (and the bundle it was archived in) and draft the review notes.
 
     The results file is read with :func:`ablation.results_file.load_results` (never
@@ -1052,14 +1272,28 @@ def render_notes(
         bundled = read_bundled(bundle_path)
         bundle_sha, sums_sha = bundled.bundle_sha256, bundled.sums_sha256
         if bundled.results != data:
-            msg = f"{bundled.top}/results.json: the bundle {bundle_path!r} holds another results file than {results_path!r}"
+            msg = (
+                f"{bundled.top}/results.json: the bundle {bundle_path!r} holds another results file "
+                f"than {results_path!r}"
+            )
             raise IntegrityError(msg)
-        check_input_hashes(recorded, f"{bundled.top}/results.json", f"{bundled.top}/{bundled.input.member}",
-                           bundled.input.sha256, bundled.input.gzip_sha256)  # fmt: skip
+        check_input_hashes(
+            recorded,
+            f"{bundled.top}/results.json",
+            f"{bundled.top}/{bundled.input.member}",
+            bundled.input.sha256,
+            bundled.input.gzip_sha256,
+        )
         checked = check_signature(bundled, public_key_path)
         signature = Signature(checked.status, checked.fingerprint)
     warning = image_warning(recorded, image_digest)
     if warning is not None and warn is not None:
         warn(warning)
-    return build_notes(recorded, results_sha256=sha256_hex(data), bundle_sha256=bundle_sha, sums_sha256=sums_sha,
-                       signature=signature, image_digest=image_digest)  # fmt: skip
+    return build_notes(
+        recorded,
+        results_sha256=sha256_hex(data),
+        bundle_sha256=bundle_sha,
+        sums_sha256=sums_sha,
+        signature=signature,
+        image_digest=image_digest,
+    )

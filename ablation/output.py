@@ -222,5 +222,4 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
         problems.append(f"could not fsync its folder {folder!r} ({exc.strerror or exc})")
     if not problems:
         return None
-    return (f"output {os.fspath(path)!r} is complete, but its durability was not confirmed: "
-            + "; ".join(problems))  # fmt: skip
+    return f"output {os.fspath(path)!r} is complete, but its durability was not confirmed: " + "; ".join(problems)

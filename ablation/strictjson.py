@@ -23,18 +23,22 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 __all__ = [
+    "INVALID_NUMBER",
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
-    "INVALID_NUMBER",
     "JsonGrammarError",
     "ParsedText",
     "Violation",
+    "WrittenJsonError",
     "child",
     "decode_utf8",
     "parse_text",
-    "WrittenJsonError",
     "parse_written",
     "pointer",
 ]
@@ -204,7 +208,7 @@ def _nesting_within_limit(value: object) -> bool:
         node, depth = pop()
         if depth > MAX_DEPTH:
             return False
-        for element in node.values() if type(node) is dict else node:  # type: ignore[attr-defined]
+        for element in node.values() if type(node) is dict else node:  # type: ignore[attr-defined]  # a dict or a list
             if type(element) is dict or type(element) is list:
                 push((element, depth + 1))
     return True
@@ -220,10 +224,10 @@ _DEPTH_BUDGET = 200
 
 def _frame_depth() -> int:
     depth = 0
-    frame = sys._getframe()  # noqa: SLF001 - the only way to read the current depth
+    frame: FrameType | None = sys._getframe()  # noqa: SLF001 - the only way to read the current depth
     while frame is not None:
         depth += 1
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     return depth
 
 
@@ -317,7 +321,7 @@ def _classify_number(literal: str, has_fraction_or_exponent: bool) -> tuple[str,
 
 
 class _Frame:
-    __slots__ = ("container", "is_object", "key", "names", "index")
+    __slots__ = ("container", "index", "is_object", "key", "names")
 
     def __init__(self, container: list[object] | dict[str, object], *, is_object: bool) -> None:
         self.container = container
@@ -349,9 +353,7 @@ def _scan_string(text: str, pos: int) -> tuple[str, int, list[tuple[int, int]]]:
         if ch == '"':
             return "".join(parts), pos + 1, lone
         if ch != "\\":
-            raise JsonGrammarError(
-                "TOP-3", pos, "no unescaped control character in a string", f"U+{ord(ch):04X}"
-            )
+            raise JsonGrammarError("TOP-3", pos, "no unescaped control character in a string", f"U+{ord(ch):04X}")
         esc = text[pos + 1 : pos + 2]
         if esc in _ESCAPES:
             parts.append(_ESCAPES[esc])
@@ -359,7 +361,7 @@ def _scan_string(text: str, pos: int) -> tuple[str, int, list[tuple[int, int]]]:
             continue
         if esc != "u" or _HEX4.fullmatch(text, pos + 2, pos + 6) is None:
             raise JsonGrammarError(
-                "TOP-3", pos, "a JSON escape (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)", _show(text, pos)
+                "TOP-3", pos, 'a JSON escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)', _show(text, pos)
             )
         cp = int(text[pos + 2 : pos + 6], 16)
         if 0xD800 <= cp <= 0xDBFF and text[pos + 6 : pos + 8] == "\\u" and _HEX4.fullmatch(text, pos + 8, pos + 12):
@@ -379,7 +381,7 @@ def _replace_lone(value: str) -> str:
     return _LONE.sub("\ufffd", value)
 
 
-def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state machine
+def _scan(text: str) -> ParsedText:  # one state machine
     """The scanner of record: iterative recursive descent with pointer tracking."""
     violations: list[Violation] = []
     stack: list[_Frame] = []
@@ -388,7 +390,7 @@ def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state 
     n = len(text)
     if text.startswith("\ufeff"):
         raise JsonGrammarError("TOP-2", 0, "no byte-order mark (U+FEFF) before the JSON text", "U+FEFF")
-    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
     root: object = None
 
     def attach(value: object) -> None:
@@ -398,9 +400,9 @@ def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state 
             return
         top = stack[-1]
         if top.is_object:
-            top.container[top.key] = value  # type: ignore[index]
+            top.container[top.key] = value  # type: ignore[call-overload]  # is_object: the container is a dict
         else:
-            top.container.append(value)  # type: ignore[union-attr]
+            top.container.append(value)  # type: ignore[union-attr]  # not is_object: the container is a list
 
     while True:
         # ---- parse one value at pos
@@ -413,12 +415,10 @@ def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state 
             depth = len(stack) + 1
             if depth > MAX_DEPTH and not too_deep_at:
                 too_deep_at = depth
-                violations.append(
-                    Violation("TOP-11", tuple(path), pos, "nesting depth <= 256", f"depth {depth}")
-                )
+                violations.append(Violation("TOP-11", tuple(path), pos, "nesting depth <= 256", f"depth {depth}"))
             frame = _Frame(container, is_object=ch == "{")
             stack.append(frame)
-            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+            pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
             close = "}" if frame.is_object else "]"
             if text.startswith(close, pos):
                 pos += 1
@@ -434,9 +434,7 @@ def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state 
         elif ch == '"':
             value, end, lone = _scan_string(text, pos)
             for offset, cp in lone:
-                violations.append(
-                    Violation("TOP-10", tuple(path), offset, "no lone surrogate", f"\\u{cp:04x}")
-                )
+                violations.append(Violation("TOP-10", tuple(path), offset, "no lone surrogate", f"\\u{cp:04x}"))
             attach(_replace_lone(value) if lone else value)
             pos = end
         elif ch == "-" or "0" <= ch <= "9":
@@ -470,17 +468,15 @@ def _scan(text: str) -> ParsedText:  # noqa: C901, PLR0912, PLR0915 - one state 
 
         # ---- after a value: close containers or move to the next element
         while True:
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
             if not stack:
                 if pos != n:
-                    raise JsonGrammarError(
-                        "TOP-5", pos, "only whitespace after the top-level value", _show(text, pos)
-                    )
+                    raise JsonGrammarError("TOP-5", pos, "only whitespace after the top-level value", _show(text, pos))
                 return ParsedText(root, tuple(violations))
             frame = stack[-1]
             close = "}" if frame.is_object else "]"
             if pos < n and text[pos] == ",":
-                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
                 if frame.is_object:
                     path.pop()
                     pos = _member_name(text, pos, frame, path, violations)
@@ -513,10 +509,10 @@ def _member_name(text: str, pos: int, frame: _Frame, path: list[Segment], violat
         )
     frame.names.add(exact)
     frame.key = name
-    end = _WS.match(text, end).end()  # type: ignore[union-attr]
+    end = _WS.match(text, end).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
     if not text.startswith(":", end):
         raise JsonGrammarError("TOP-3", end, "':' after a member name", _show(text, end))
-    return _WS.match(text, end + 1).end()  # type: ignore[union-attr]
+    return _WS.match(text, end + 1).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
 
 
 # ------------------------------------------------------ the written-file profile
@@ -575,9 +571,11 @@ def _written_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
 
 
 _written_decoder = json.JSONDecoder(
-    object_pairs_hook=_written_pairs, parse_float=_written_float, parse_int=_written_int,
+    object_pairs_hook=_written_pairs,
+    parse_float=_written_float,
+    parse_int=_written_int,
     parse_constant=_written_constant,
-)  # fmt: skip
+)
 
 
 def parse_written(text: str) -> object:

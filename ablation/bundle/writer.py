@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ablation.bundle.keys import load_private_key
-from ablation.bundle.layout import INDEX, MAX_MEMBER_BYTES, SIGNATURE, SUMS, check_name, derive_evidence, top_folder
-from ablation.bundle.layout import utf8_key
+from ablation.bundle.layout import (
+    INDEX,
+    MAX_MEMBER_BYTES,
+    SIGNATURE,
+    SUMS,
+    check_name,
+    derive_evidence,
+    top_folder,
+    utf8_key,
+)
 from ablation.bundle.recompute import require_recomputed
 from ablation.bundle.sums import render_sums
 from ablation.bundle.tarformat import MAX_MTIME, bundle_bytes
@@ -42,8 +50,10 @@ def source_date_epoch(environ: Mapping[str, str]) -> int:
         return 0
     if not (value.isascii() and value.isdigit() and len(value) <= len(str(MAX_MTIME)) and int(value) <= MAX_MTIME):
         shown = value if len(value) <= 40 else f"{value[:40]}… ({len(value)} characters)"
-        msg = (f"SOURCE_DATE_EPOCH must be a decimal integer from 0 to {MAX_MTIME} (seconds since 1970, "
-               f"the range of the tar mtime field), got {shown!r}")  # fmt: skip
+        msg = (
+            f"SOURCE_DATE_EPOCH must be a decimal integer from 0 to {MAX_MTIME} (seconds since 1970, "
+            f"the range of the tar mtime field), got {shown!r}"
+        )
         raise UsageError(msg)
     return int(value)
 
@@ -103,8 +113,10 @@ def _folder_files(path: Path, given: str) -> list[tuple[str, Path]]:
 
 def _check_given(path: Path, given: str) -> None:
     if path.is_symlink():
-        msg = (f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
-               "(give the file or folder it points to)")  # fmt: skip
+        msg = (
+            f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
+            "(give the file or folder it points to)"
+        )
         raise UsageError(msg)
     if not path.exists():
         msg = f"--evidence {given!r} does not exist"
@@ -179,8 +191,9 @@ def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -
     return results, recorded
 
 
-def _contents(input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes,
-              identity: bytes) -> dict[str, bytes]:  # fmt: skip
+def _contents(
+    input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes, identity: bytes
+) -> dict[str, bytes]:
     """The bundle's files below the top folder, before ``extra/``, ``SHA256SUMS`` and the signature.
 
     Raises:
