@@ -165,10 +165,11 @@ seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the int
 test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-dev/bin/python -m pytest)
 	$(DEV_VENV)/bin/python -m pytest
 
-lint: $(DEV_STAMP) ## ruff check, ruff format --check and mypy --strict (configured in pyproject.toml)
+lint: $(DEV_STAMP) ## ruff check, ruff format --check, mypy --strict; modules <= 400 lines, functions <= 60
 	$(DEV_VENV)/bin/ruff check
 	$(DEV_VENV)/bin/ruff format --check
 	$(DEV_VENV)/bin/mypy --strict ablation
+	$(DEV_VENV)/bin/python tools/sizecheck.py
 
 verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no ranking or metrics
 	$(call ABLATION) verify --input "$(IN)" $(HASH_FLAGS)

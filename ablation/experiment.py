@@ -204,6 +204,19 @@ def _structural_outcome(
     return evidence, None
 
 
+def _check_unique_ids(repositories: list[Repository | None], rep: Reporter) -> None:
+    """REPO-6: every validated repository's id is unique in the input (a later one names the first)."""
+    seen: dict[str, int] = {}
+    for r, repo in enumerate(repositories):
+        if repo is not None and seen.setdefault(repo.id, r) != r:
+            rep.fail(
+                "REPO-6",
+                f"/repositories/{r}/id",
+                "a repository id unique in the input",
+                f"the id of /repositories/{seen[repo.id]}",
+            )
+
+
 def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedExperiment:
     """Validate a whole prepared input.
 
@@ -233,15 +246,7 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
         rep.finish()
     assert isinstance(repositories_value, list)
     repositories = [_validate_repository(repo, r, rep) for r, repo in enumerate(repositories_value)]
-    seen: dict[str, int] = {}
-    for r, repo in enumerate(repositories):
-        if repo is not None and seen.setdefault(repo.id, r) != r:
-            rep.fail(
-                "REPO-6",
-                f"/repositories/{r}/id",
-                "a repository id unique in the input",
-                f"the id of /repositories/{seen[repo.id]}",
-            )
+    _check_unique_ids(repositories, rep)
     if None in repositories:
         rep.finish()  # cases cannot be checked against a repository that failed
         msg = "a repository failed validation without a reported violation"

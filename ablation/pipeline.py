@@ -226,6 +226,22 @@ def _json_sha256(compressed: bytes, limit: int) -> str | None:
         return None
 
 
+def _decompressed(path: str, raw: bytes, want_gzip: str | None, max_input_bytes: int) -> tuple[bytes, str | None]:
+    """The JSON bytes of a file read by :func:`load_input` and, for a ``.gz`` file, its checked SHA-256."""
+    if not path.endswith(".gz"):
+        if want_gzip is not None:
+            msg = "--input-gzip-sha256 applies only to a .gz input"
+            raise UsageError(msg)
+        return raw, None
+    gzip_sha = sha256_hex(raw)
+    if want_gzip is not None and gzip_sha != want_gzip:
+        msg = f"input gzip SHA-256 mismatch: expected {want_gzip}, computed {gzip_sha} over {path!r}"
+        if want_gzip == _json_sha256(raw, max_input_bytes):
+            msg += _SWAPPED_TO_GZIP
+        raise IntegrityError(msg)
+    return gunzip_members(raw, max_input_bytes), gzip_sha
+
+
 def load_input(
     path: str,
     *,
@@ -268,20 +284,7 @@ def load_input(
             f"an input file of at most {max_input_bytes} bytes",
             "more bytes (raise --max-input-bytes)",
         )
-    gzip_sha = None
-    if path.endswith(".gz"):
-        gzip_sha = sha256_hex(raw)
-        if want_gzip is not None and gzip_sha != want_gzip:
-            msg = f"input gzip SHA-256 mismatch: expected {want_gzip}, computed {gzip_sha} over {path!r}"
-            if want_gzip == _json_sha256(raw, max_input_bytes):
-                msg += _SWAPPED_TO_GZIP
-            raise IntegrityError(msg)
-        data = gunzip_members(raw, max_input_bytes)
-    else:
-        if want_gzip is not None:
-            msg = "--input-gzip-sha256 applies only to a .gz input"
-            raise UsageError(msg)
-        data = raw
+    data, gzip_sha = _decompressed(path, raw, want_gzip, max_input_bytes)
     sha = sha256_hex(data)
     if want is not None and sha != want:
         over = f"the decompressed JSON bytes of {path!r}" if gzip_sha is not None else "the input bytes"

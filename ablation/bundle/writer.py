@@ -212,6 +212,26 @@ def _contents(
     return files
 
 
+def _recomputed_bundle(
+    loaded: LoadedInput, files: dict[str, bytes], mtime: int, results: bytes, recorded: dict[str, object], shown: str
+) -> bytes:
+    """The bundle's bytes, once ``results`` equals the recomputation of the input (IntegrityError otherwise).
+
+    The tar.gz is compressed while the input is evaluated (zlib releases the GIL).
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
+        require_recomputed(results, recorded, evaluate(loaded.data), shown)
+        return compressing.result()
+
+
+def _identity_bytes() -> bytes:
+    """``identity.json``: the current evaluator identity, canonical, with a final newline."""
+    from ablation.identity import evaluator_identity  # noqa: PLC0415 - measured only when archiving
+
+    return (dumps(evaluator_identity()) + "\n").encode()
+
+
 def create_bundle(
     *,
     input_path: str,
@@ -228,14 +248,12 @@ def create_bundle(
         warning says what could not be confirmed once the bundle was in place
         (:func:`ablation.output.write_exclusive`).
 
-    Steps: refuse an existing bundle; read the signing key and ``--evidence``
-    files; read the input (a ``.json.gz`` is decompressed; the bundle keeps the
-    file as given); the results file must be one (not JSON or the wrong shape
-    is a usage error), name the input's hashes, and equal the recomputation
-    byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
-    ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz
-    with exclusive create. The tar.gz is compressed in a second thread while
-    the input is evaluated, and written only once the recomputation matched.
+    Steps: refuse an existing bundle; read the signing key and ``--evidence`` files; read the
+    input (a ``.json.gz`` is decompressed; the bundle keeps the file as given); the results file
+    must be one (not JSON or the wrong shape is a usage error), name the input's hashes, and equal
+    the recomputation byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
+    ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz with exclusive
+    create. It is compressed while the input is evaluated, and written only once they matched.
 
     Args:
         input_path: the prepared input (``.json`` or ``.json.gz``).
@@ -256,8 +274,6 @@ def create_bundle(
 
     Side effects: reads the inputs; creates ``bundle_path``.
     """
-    from ablation.identity import evaluator_identity  # noqa: PLC0415 - measured only when archiving
-
     refuse_existing(bundle_path)
     mtime = source_date_epoch(os.environ if environ is None else environ)
     signer = load_private_key(sign_key_path) if sign_key_path is not None else None
@@ -267,16 +283,11 @@ def create_bundle(
     loaded = load_input(input_path)
     as_given = loaded.data if loaded.gzip_sha256 is None else _compressed_input(input_path, loaded.gzip_sha256)
     results, recorded = _recorded_results(results_path, loaded, f"input {input_path!r}")
-    files = _contents(f"input/{input_name}", as_given, loaded, results, (dumps(evaluator_identity()) + "\n").encode())
+    files = _contents(f"input/{input_name}", as_given, loaded, results, _identity_bytes())
     files.update(extras)
     files[SUMS] = render_sums(files)
     if signer is not None:
         files[SIGNATURE] = signer.sign(files[SUMS])
-    # Compress while the input is evaluated (zlib releases the GIL); the bytes are written only
-    # once the results file equals the recomputation.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
-        require_recomputed(results, recorded, evaluate(loaded.data), f"results file {results_path!r}")
-        data = compressing.result()
+    data = _recomputed_bundle(loaded, files, mtime, results, recorded, f"results file {results_path!r}")
     warning = write_exclusive(bundle_path, data)
     return sha256_hex(data), warning
