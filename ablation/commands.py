@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from ablation.experiment import ValidatedExperiment
@@ -98,7 +98,40 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzip_checked: bool) -> dict[str, object]:
+class _RepositorySummary(TypedDict):
+    id: str
+    commit: str
+    items: int
+    trackedPaths: int
+    metadataPresent: int
+    metadataCoverage: float
+    sourceListEligible: bool
+    stalenessSampled: int
+    stalenessStale: int
+    caseCount: int
+
+
+class _CaseSummary(TypedDict):
+    id: str
+    repositoryId: str
+    maxItems: int
+    structuralAvailable: bool
+    structuralFailure: str | None
+
+
+class _VerifySummary(TypedDict):
+    """What ``verify --json`` prints, members in this order."""
+
+    inputSha256: str
+    inputSha256Pinned: bool
+    inputGzipSha256: str | None
+    inputGzipSha256Checked: bool
+    repositories: list[_RepositorySummary]
+    cases: list[_CaseSummary]
+    evaluator: dict[str, object]
+
+
+def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzip_checked: bool) -> _VerifySummary:
     """The blind pre-run summary: nothing derived from truth, no selection, no metric.
 
     ``inputSha256Pinned``: ``--input-sha256`` was given (and matched);
@@ -139,7 +172,7 @@ def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzi
     }
 
 
-def _hash_lines(summary: dict[str, object]) -> list[str]:
+def _hash_lines(summary: _VerifySummary) -> list[str]:
     """Which input hashes were given and checked, and which were only computed (issue 12 item 3)."""
     if summary["inputSha256Pinned"]:
         lines = [f"input sha256      {summary['inputSha256']} (pinned: --input-sha256 given and matched)"]
@@ -155,7 +188,7 @@ def _hash_lines(summary: dict[str, object]) -> list[str]:
     return lines
 
 
-def _case_groups(cases: Sequence[dict[str, object]]) -> list[str]:
+def _case_groups(cases: Sequence[_CaseSummary]) -> list[str]:
     """Cases grouped by their structural state, in order of first appearance: ``N cases: <state>``."""
     groups: dict[str, int] = {}
     for c in cases:
@@ -165,28 +198,28 @@ def _case_groups(cases: Sequence[dict[str, object]]) -> list[str]:
     return [f"  {n} case{'' if n == 1 else 's'}: {state}" for state, n in groups.items()]
 
 
-def _print_summary(summary: dict[str, object]) -> None:
+def _print_summary(summary: _VerifySummary) -> None:
     from ablation.canonical import js_number  # noqa: PLC0415
 
     for line in _hash_lines(summary):
         print(line)
     print("input: admissible")
     print("repositories:")
-    for r in summary["repositories"]:  # type: ignore[attr-defined]  # the verify summary (_verify_summary): a list of objects
+    for r in summary["repositories"]:
         eligible = "eligible" if r["sourceListEligible"] else "ineligible (below 60 %)"
         print(
             f"  {r['id']!r} at {r['commit']}: {r['items']} items, {r['trackedPaths']} tracked paths, "
             f"{r['metadataPresent']} metadata present, coverage {js_number(r['metadataCoverage'])} {eligible}; "
             f"staleness sample {r['stalenessSampled']} sampled, {r['stalenessStale']} stale; {r['caseCount']} cases"
         )
-    cases: list[dict[str, object]] = summary["cases"]  # type: ignore[assignment]  # the verify summary: a list of objects
+    cases = summary["cases"]
     available = sum(1 for c in cases if c["structuralAvailable"])
     print(f"cases: {len(cases)}; structural evidence valid for {available} (each case: verify --json)")
     for line in _case_groups(cases):
         print(line)
     evaluator = summary["evaluator"]
     closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]  # the identity document (identity.evaluator_identity)
-    print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]  # the identity document: an object
+    print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ablation.experiment import PROTOCOL, Case, Repository, ValidatedExperiment
-from ablation.metrics import CaseMetrics, case_metrics, delta, equal_delta, macro, member_order, summary
+from ablation.metrics import CaseMetrics, Summary, case_metrics, delta, equal_delta, macro, member_order, summary
 from ablation.selection import ARMS, index_repository, score_case, select_arms
 
 __all__ = [
@@ -190,7 +190,7 @@ def _population(
     for o in available:
         by_repo[o.repository.id].append(o)
     per_repository: dict[str, object] = {}
-    summaries: dict[str, dict[str, dict[str, object]]] = {}
+    summaries: dict[str, dict[str, Summary]] = {}
     for repo_id in member_order([repo.id for repo in experiment.repositories]):
         cases = by_repo[repo_id]
         arm_summaries = {a: summary([o.arms[a].metrics for o in cases]) for a in arms}  # type: ignore[misc]  # only available arms: their metrics are set
@@ -224,7 +224,7 @@ def _population(
     population["perRepository"] = per_repository
     population["equalRepositoryMacro"] = {
         "repositoryCount": repository_count,
-        "caseCount": sum(s["paths"]["caseCount"] for s in included),  # type: ignore[misc]  # caseCount of a summary: an int
+        "caseCount": sum(s["paths"]["caseCount"] for s in included),
         "arms": macros,
     }
     if len(treatments) == 1:
