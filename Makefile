@@ -106,7 +106,7 @@ endif
 HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
-.PHONY: help test verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
+.PHONY: help test lint verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
         venv dev-venv seal closure-check lock lock-check nix-lock clean
 
 # ---------------------------------------------------------------- help
@@ -164,6 +164,12 @@ seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the int
 # ---------------------------------------------------------------- everyday targets
 test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-dev/bin/python -m pytest)
 	$(DEV_VENV)/bin/python -m pytest
+
+lint: $(DEV_STAMP) ## ruff check, ruff format --check, mypy --strict; modules <= 400 lines, functions <= 60
+	$(DEV_VENV)/bin/ruff check
+	$(DEV_VENV)/bin/ruff format --check
+	$(DEV_VENV)/bin/mypy --strict ablation
+	$(DEV_VENV)/bin/python tools/sizecheck.py
 
 verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no ranking or metrics
 	$(call ABLATION) verify --input "$(IN)" $(HASH_FLAGS)

@@ -1,4 +1,4 @@
-"""The ``ablation`` command line: argument parsing, exit codes, the only place that prints.
+"""The ``ablation`` command line: argument parsing and exit codes; the handlers are :mod:`ablation.commands`.
 
 Exit codes (PRODUCT.md "Command line"): 0 ok; 2 usage; 3 integrity; 4 input
 rejected; 5 output refused; 6 resources exhausted (memory or file descriptors,
@@ -13,68 +13,23 @@ import os
 import sys
 from collections.abc import Sequence
 
-from typing import TYPE_CHECKING
-
 from ablation import __version__
+from ablation.commands import COMMANDS
 from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, RejectedInput
-
-if TYPE_CHECKING:
-    from ablation.experiment import ValidatedExperiment
-    from ablation.pipeline import LoadedInput
 
 __all__ = ["main"]
 
 _EXIT_RESOURCES = 6
 # Formatted ahead: when memory ran out, the line to print must not need much more.
-_OUT_OF_MEMORY = ("ablation: resources exhausted: out of memory "
-                  "(allow the process more memory, or lower --max-input-bytes)")  # fmt: skip
+_OUT_OF_MEMORY = (
+    "ablation: resources exhausted: out of memory (allow the process more memory, or lower --max-input-bytes)"
+)
 # What the dynamic loader says (dlerror) when a shared library finds no address space: glibc's wording.
 _LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allocate memory")
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
-# the closure check (below).
+# the closure check (ablation.commands).
 _DEFAULT_MAX_INPUT_BYTES = 1 << 30
-
-
-def _identity() -> dict[str, object]:
-    from ablation import identity  # noqa: PLC0415
-
-    return identity.evaluator_identity()
-
-
-def _require_closure() -> None:
-    """Check the sealed closure before any evaluator module is imported (exit 3 on a mismatch).
-
-    The command handlers import the pipeline only after this, so a changed
-    module in a sealed environment is named by the check instead of running.
-    """
-    from ablation.closure import check  # noqa: PLC0415
-
-    check.require_sealed_closure()
-
-
-def _warn(warning: str | None) -> None:
-    """A durability warning of a written output (PRODUCT.md "Command line"), on stderr."""
-    if warning is not None:
-        print(f"ablation: warning: {warning}", file=sys.stderr)
-
-
-def _progress(message: str) -> None:
-    """Progress for long work: on stderr, and only when stderr is a terminal (PRODUCT.md)."""
-    if sys.stderr.isatty():
-        print(f"ablation: {message} …", file=sys.stderr, flush=True)
-
-
-def _note_if_unsealed() -> None:
-    """An unsealed development checkout runs and says so (PRODUCT.md "closure"), after success only,
-    so that an error stays one line on stderr."""
-    from ablation.closure import check  # noqa: PLC0415
-
-    if check.closure_state() == "unsealed":
-        print("ablation: note: unsealed environment (no closure manifest); the evaluator identity says so",
-              file=sys.stderr)  # fmt: skip
-
-
 _MAX_BYTE_COUNT = 1 << 40
 
 
@@ -95,17 +50,28 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, metavar="F", help="prepared input (.json or .json.gz)")
     parser.add_argument("--input-sha256", metavar="HEX", help="SHA-256 of the exact (decompressed) JSON bytes")
     parser.add_argument("--input-gzip-sha256", metavar="HEX", help="SHA-256 of the .json.gz file itself")
-    parser.add_argument("--max-input-bytes", type=_byte_count, default=_DEFAULT_MAX_INPUT_BYTES, metavar="N",
-                        help="bound on the (decompressed) input size (default 1 GiB)")  # fmt: skip
-    parser.add_argument("--errors", choices=("first", "all"), default="first",
-                        help="report the first violation (default) or every one found")  # fmt: skip
+    parser.add_argument(
+        "--max-input-bytes",
+        type=_byte_count,
+        default=_DEFAULT_MAX_INPUT_BYTES,
+        metavar="N",
+        help="bound on the (decompressed) input size (default 1 GiB)",
+    )
+    parser.add_argument(
+        "--errors",
+        choices=("first", "all"),
+        default="first",
+        help="report the first violation (default) or every one found",
+    )
 
 
 def _command(
-    sub: argparse._SubParsersAction, name: str, text: str,  # type: ignore[type-arg]
-) -> argparse.ArgumentParser:  # fmt: skip
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    name: str,
+    text: str,
+) -> argparse.ArgumentParser:
     """A command whose one-line help is listed by ``ablation --help`` and heads its own ``--help``."""
-    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")  # type: ignore[no-any-return]
+    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -130,14 +96,20 @@ def _parser() -> argparse.ArgumentParser:
     archive.add_argument("--input", required=True, metavar="F", help="the prepared input the results were made from")
     archive.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
     archive.add_argument("--bundle", required=True, metavar="B", help="new bundle file (never overwritten)")
-    archive.add_argument("--evidence", action="append", default=[], metavar="PATH",
-                         help="a file or folder to add under extra/ (repeatable)")  # fmt: skip
+    archive.add_argument(
+        "--evidence",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file or folder to add under extra/ (repeatable)",
+    )
     archive.add_argument("--sign-key", metavar="K", help="Ed25519 PEM private key (from keygen): sign SHA256SUMS")
 
     verify_archive = _command(sub, "verify-archive", "re-check a bundle and recompute its result")
     verify_archive.add_argument("bundle", metavar="B", help="the bundle file")
-    verify_archive.add_argument("--public-key", metavar="P",
-                                help="Ed25519 PEM public key: the bundle must carry a valid signature by it")  # fmt: skip
+    verify_archive.add_argument(
+        "--public-key", metavar="P", help="Ed25519 PEM public key: the bundle must carry a valid signature by it"
+    )
 
     keygen = _command(sub, "keygen", "make an Ed25519 key pair for signing bundles")
     keygen.add_argument("--private-key", required=True, metavar="K", help="new private key file (PEM, mode 0600)")
@@ -146,213 +118,13 @@ def _parser() -> argparse.ArgumentParser:
     notes = _command(sub, "notes", "draft Markdown review notes (written to stdout)")
     notes.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
     notes.add_argument("--bundle", metavar="B", help="its evidence bundle: cite its digests and report its signature")
-    notes.add_argument("--image-digest", metavar="D",
-                       help="container image ID to cite (asserted; a warning when the results file records another)")
+    notes.add_argument(
+        "--image-digest",
+        metavar="D",
+        help="container image ID to cite (asserted; a warning when the results file records another)",
+    )
     notes.add_argument("--public-key", metavar="P", help="Ed25519 PEM public key: check the bundle's signature")
     return parser
-
-
-def _load(args: argparse.Namespace) -> LoadedInput:
-    from ablation.pipeline import load_input  # noqa: PLC0415 - after the closure check
-
-    loaded = load_input(
-        args.input, input_sha256=args.input_sha256, input_gzip_sha256=args.input_gzip_sha256,
-        max_input_bytes=args.max_input_bytes,
-    )  # fmt: skip
-    if not loaded.pinned:
-        print(
-            f"ablation: warning: no --input-sha256 given; computed {loaded.sha256}. "
-            "This run is not bound to a preregistered hash.",
-            file=sys.stderr,
-        )
-    return loaded
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation.canonical import sha256_hex  # noqa: PLC0415
-    from ablation.output import refuse_existing, render_output, write_exclusive  # noqa: PLC0415
-
-    refuse_existing(args.output)  # before the input is read
-    from ablation.pipeline import evaluate, output_members  # noqa: PLC0415
-
-    loaded = _load(args)
-    _progress(f"validating and evaluating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
-    evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
-    _progress(f"writing {args.output}")
-    data = render_output(output_members(loaded, evaluation, _identity()))
-    _warn(write_exclusive(args.output, data))
-    print(f"{sha256_hex(data)}  {args.output}")
-    _note_if_unsealed()
-    return 0
-
-
-def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzip_checked: bool) -> dict[str, object]:
-    """The blind pre-run summary: nothing derived from truth, no selection, no metric.
-
-    ``inputSha256Pinned``: ``--input-sha256`` was given (and matched);
-    ``inputGzipSha256`` (``null`` for a plain ``.json`` input) and
-    ``inputGzipSha256Checked``: ``--input-gzip-sha256`` was given (and matched).
-    """
-    return {
-        "inputSha256": loaded.sha256,
-        "inputSha256Pinned": loaded.pinned,
-        "inputGzipSha256": loaded.gzip_sha256,
-        "inputGzipSha256Checked": gzip_checked,
-        "repositories": [
-            {
-                "id": r.id,
-                "commit": r.commit,
-                "items": r.item_count,
-                "trackedPaths": r.preparation.tracked_path_count,
-                "metadataPresent": r.present_count,
-                "metadataCoverage": r.present_count / r.item_count,
-                "sourceListEligible": r.source_list_eligible,
-                "stalenessSampled": len(r.staleness.sampled_paths),
-                "stalenessStale": len(r.staleness.stale_paths),
-                "caseCount": sum(1 for c in experiment.cases if c.record.repository_index == r.index),
-            }
-            for r in experiment.repositories
-        ],
-        "cases": [
-            {
-                "id": c.record.id,
-                "repositoryId": c.record.repository_id,
-                "maxItems": c.record.max_items,
-                "structuralAvailable": c.structural is not None,
-                "structuralFailure": c.structural_failure,
-            }
-            for c in experiment.cases
-        ],
-        "evaluator": _identity(),
-    }
-
-
-def _hash_lines(summary: dict[str, object]) -> list[str]:
-    """Which input hashes were given and checked, and which were only computed (issue 12 item 3)."""
-    if summary["inputSha256Pinned"]:
-        lines = [f"input sha256      {summary['inputSha256']} (pinned: --input-sha256 given and matched)"]
-    else:
-        lines = [f"input sha256      {summary['inputSha256']} (NOT pinned: computed only, no --input-sha256 given)"]
-    gzip_sha = summary["inputGzipSha256"]
-    if gzip_sha is None:
-        lines.append("input gzip sha256 not applicable (the input is not a .gz file)")
-    elif summary["inputGzipSha256Checked"]:
-        lines.append(f"input gzip sha256 {gzip_sha} (checked: --input-gzip-sha256 given and matched)")
-    else:
-        lines.append(f"input gzip sha256 {gzip_sha} (NOT checked: computed only, no --input-gzip-sha256 given)")
-    return lines
-
-
-def _case_groups(cases: Sequence[dict[str, object]]) -> list[str]:
-    """Cases grouped by their structural state, in order of first appearance: ``N cases: <state>``."""
-    groups: dict[str, int] = {}
-    for c in cases:
-        failure = c["structuralFailure"]
-        state = "structural available" if c["structuralAvailable"] else f"structural unavailable: {failure}"
-        groups[state] = groups.get(state, 0) + 1
-    return [f"  {n} case{'' if n == 1 else 's'}: {state}" for state, n in groups.items()]
-
-
-def _print_summary(summary: dict[str, object]) -> None:
-    from ablation.canonical import js_number  # noqa: PLC0415
-
-    for line in _hash_lines(summary):
-        print(line)
-    print("input: admissible")
-    print("repositories:")
-    for r in summary["repositories"]:  # type: ignore[attr-defined]
-        eligible = "eligible" if r["sourceListEligible"] else "ineligible (below 60 %)"
-        print(
-            f"  {r['id']!r} at {r['commit']}: {r['items']} items, {r['trackedPaths']} tracked paths, "
-            f"{r['metadataPresent']} metadata present, coverage {js_number(r['metadataCoverage'])} {eligible}; "
-            f"staleness sample {r['stalenessSampled']} sampled, {r['stalenessStale']} stale; {r['caseCount']} cases"
-        )
-    cases: list[dict[str, object]] = summary["cases"]  # type: ignore[assignment]
-    available = sum(1 for c in cases if c["structuralAvailable"])
-    print(f"cases: {len(cases)}; structural evidence valid for {available} (each case: verify --json)")
-    for line in _case_groups(cases):
-        print(line)
-    evaluator = summary["evaluator"]
-    closure = evaluator["measured"]["closure"]["state"]  # type: ignore[index]
-    print(f"evaluator identity {evaluator.get('identityDigest')} (closure {closure})")  # type: ignore[attr-defined]
-
-
-def _cmd_verify(args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation.experiment import validate_experiment  # noqa: PLC0415
-    from ablation.output import dumps  # noqa: PLC0415
-
-    loaded = _load(args)
-    _progress(f"validating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
-    experiment = validate_experiment(loaded.data, collect_all=args.errors == "all")
-    summary = _verify_summary(loaded, experiment, gzip_checked=args.input_gzip_sha256 is not None)
-    if args.json:
-        print(dumps(summary))
-    else:
-        _print_summary(summary)
-    return 0
-
-
-def _cmd_identity(_args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation.output import dumps  # noqa: PLC0415
-
-    print(dumps(_identity()))
-    return 0
-
-
-def _cmd_archive(args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation.bundle.writer import create_bundle  # noqa: PLC0415
-
-    digest, warning = create_bundle(
-        input_path=args.input, results_path=args.results, bundle_path=args.bundle,
-        evidence_paths=list(args.evidence), sign_key_path=args.sign_key,
-    )  # fmt: skip
-    _warn(warning)
-    print(f"{digest}  {args.bundle}")
-    return 0
-
-
-def _cmd_verify_archive(args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation.bundle.verifier import verify_bundle  # noqa: PLC0415
-
-    report = verify_bundle(args.bundle, public_key_path=args.public_key)
-    print(report.render())
-    return 0
-
-
-def _cmd_keygen(args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation.bundle.keys import keygen  # noqa: PLC0415
-
-    for warning in keygen(args.private_key, args.public_key):
-        _warn(warning)
-    print(f"wrote {args.private_key} and {args.public_key}")
-    return 0
-
-
-def _cmd_notes(args: argparse.Namespace) -> int:
-    _require_closure()
-    from ablation import notes  # noqa: PLC0415
-
-    text = notes.render_notes(results_path=args.results, bundle_path=args.bundle, image_digest=args.image_digest,
-                              public_key_path=args.public_key, warn=_warn)  # fmt: skip
-    sys.stdout.write(text)
-    return 0
-
-
-_COMMANDS = {
-    "run": _cmd_run,
-    "verify": _cmd_verify,
-    "identity": _cmd_identity,
-    "archive": _cmd_archive,
-    "verify-archive": _cmd_verify_archive,
-    "keygen": _cmd_keygen,
-    "notes": _cmd_notes,
-}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -381,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _COMMANDS[args.command](args)
+        return COMMANDS[args.command](args)
     except (InputRejected, RejectedInput) as exc:
         print(str(exc), file=sys.stderr)
         return exc.exit_code

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 
 __all__ = [
+    "RESOURCE_ERRNOS",
     "AblationError",
     "BundleInvalid",
     "InputRejected",
@@ -22,7 +23,6 @@ __all__ = [
     "RejectedInput",
     "ResourcesExhausted",
     "UsageError",
-    "RESOURCE_ERRNOS",
     "clip",
     "format_where",
 ]

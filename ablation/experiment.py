@@ -158,19 +158,31 @@ def _validate_repository(repo: object, r: int, rep: Reporter) -> Repository | No
         rep.fail("REPO-5", child(w, "sourceListArtifact") + "/rawJson -> /items", "at least one item", "no items")
     raw_sha = repo["sourceListArtifact"].get("rawSha256") if isinstance(repo["sourceListArtifact"], dict) else None
     preparation = validate_preparation(
-        repo["sourceListPreparation"], child(w, "sourceListPreparation"),
-        commit=commit, raw_sha256=raw_sha, universe=universe, rep=rep,
-    )  # fmt: skip
+        repo["sourceListPreparation"],
+        child(w, "sourceListPreparation"),
+        commit=commit,
+        raw_sha256=raw_sha,
+        universe=universe,
+        rep=rep,
+    )
     staleness = validate_staleness(
-        repo["metadataStalenessSample"], child(w, "metadataStalenessSample"),
-        commit=commit, raw_sha256=raw_sha, universe=universe, rep=rep,
-    )  # fmt: skip
+        repo["metadataStalenessSample"],
+        child(w, "metadataStalenessSample"),
+        commit=commit,
+        raw_sha256=raw_sha,
+        universe=universe,
+        rep=rep,
+    )
     if len(rep.violations) != start or artifact is None or preparation is None or staleness is None:
         return None
     return Repository(
-        index=r, id=repo_id, commit=commit, source_list=artifact,  # type: ignore[arg-type]
-        preparation=preparation, staleness=staleness,
-    )  # fmt: skip
+        index=r,
+        id=repo_id,
+        commit=commit,
+        source_list=artifact,
+        preparation=preparation,
+        staleness=staleness,
+    )
 
 
 def _structural_outcome(
@@ -190,6 +202,19 @@ def _structural_outcome(
     except BundleInvalid as exc:
         return None, f"{BUNDLE_FAILURE_PREFIX}{exc}"
     return evidence, None
+
+
+def _check_unique_ids(repositories: list[Repository | None], rep: Reporter) -> None:
+    """REPO-6: every validated repository's id is unique in the input (a later one names the first)."""
+    seen: dict[str, int] = {}
+    for r, repo in enumerate(repositories):
+        if repo is not None and seen.setdefault(repo.id, r) != r:
+            rep.fail(
+                "REPO-6",
+                f"/repositories/{r}/id",
+                "a repository id unique in the input",
+                f"the id of /repositories/{seen[repo.id]}",
+            )
 
 
 def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedExperiment:
@@ -221,11 +246,7 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
         rep.finish()
     assert isinstance(repositories_value, list)
     repositories = [_validate_repository(repo, r, rep) for r, repo in enumerate(repositories_value)]
-    seen: dict[str, int] = {}
-    for r, repo in enumerate(repositories):
-        if repo is not None and seen.setdefault(repo.id, r) != r:
-            rep.fail("REPO-6", f"/repositories/{r}/id", "a repository id unique in the input",
-                     f"the id of /repositories/{seen[repo.id]}")  # fmt: skip
+    _check_unique_ids(repositories, rep)
     if None in repositories:
         rep.finish()  # cases cannot be checked against a repository that failed
         msg = "a repository failed validation without a reported violation"
@@ -233,11 +254,14 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
     valid = [repo for repo in repositories if repo is not None]
     refs = [
         RepositoryRef(
-            id=repo.id, commit=repo.commit, raw_sha256=repo.source_list.raw_sha256, item_count=repo.item_count,
+            id=repo.id,
+            commit=repo.commit,
+            raw_sha256=repo.source_list.raw_sha256,
+            item_count=repo.item_count,
             item_paths=frozenset(repo.source_list.universe.paths),
         )
         for repo in valid
-    ]  # fmt: skip
+    ]
     records = validate_cases(value["cases"], refs, rep)
     rep.finish()
     if records is None:

@@ -11,12 +11,12 @@ gates").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from ablation.experiment import ValidatedExperiment
-from ablation.metrics import member_order
+from ablation.metrics import CaseMetrics, member_order
 from ablation.result import CaseOutcome, availability_counts, pairwise_cases
 
 __all__ = [
@@ -81,12 +81,13 @@ def _mean(values: Sequence[Fraction]) -> Fraction:
 
 
 def _repository_rates(outcomes: Sequence[CaseOutcome], arm: str) -> RepositoryRates:
-    metrics = [o.arms[arm].metrics for o in outcomes]
+    # Only outcomes where ``arm`` is available reach here: their metrics are set.
+    metrics: list[CaseMetrics] = [o.arms[arm].metrics for o in outcomes]  # type: ignore[misc]  # see above
     n = len(metrics)
     return RepositoryRates(
-        precision=_mean([Fraction(m.hits, len(m.selected)) for m in metrics]),  # type: ignore[union-attr]
-        unnecessary_per_case=Fraction(sum(len(m.unnecessary) for m in metrics), n),  # type: ignore[union-attr]
-        omissions_per_case=Fraction(sum(len(m.omitted_truth) for m in metrics), n),  # type: ignore[union-attr]
+        precision=_mean([Fraction(m.hits, len(m.selected)) for m in metrics]),
+        unnecessary_per_case=Fraction(sum(len(m.unnecessary) for m in metrics), n),
+        omissions_per_case=Fraction(sum(len(m.omitted_truth) for m in metrics), n),
     )
 
 
@@ -122,7 +123,7 @@ def reduction_status(u_paths: Fraction, u_source_list: Fraction) -> tuple[str, F
 
 
 def _gate(
-    gate_id: str, name: str, numeric: str | None, decided: bool, measured: dict[str, object], basis: str
+    gate_id: str, name: str, numeric: str | None, decided: bool, measured: Mapping[str, object], basis: str
 ) -> dict[str, object]:
     """One ``Gate`` object: ``status`` follows ``numericStatus`` when it fails, else pass or review."""
     if numeric in ("fail", "not_demonstrated"):
@@ -130,7 +131,12 @@ def _gate(
     else:
         status = "pass" if decided else "requires_review"
     return {
-        "id": gate_id, "name": name, "status": status, "numericStatus": numeric, "measured": measured, "basis": basis,
+        "id": gate_id,
+        "name": name,
+        "status": status,
+        "numericStatus": numeric,
+        "measured": measured,
+        "basis": basis,
     }
 
 
@@ -246,8 +252,11 @@ def _g4a(x: _Inputs) -> dict[str, object]:
         return _gate("G4a", "precision_delta", "not_demonstrated", True, measured, _EMPTY_POPULATION)
     delta = t.source_list[0] - t.paths[0]
     measured = {
-        "population": t.population, "paths": quantity(t.paths[0]), "sourceList": quantity(t.source_list[0]),
-        "delta": quantity(delta), "threshold": quantity(PRECISION_THRESHOLD),
+        "population": t.population,
+        "paths": quantity(t.paths[0]),
+        "sourceList": quantity(t.source_list[0]),
+        "delta": quantity(delta),
+        "threshold": quantity(PRECISION_THRESHOLD),
     }
     basis = "Equal-repository macro precision of source_list minus paths must be at least 1/10."
     return _gate("G4a", "precision_delta", "pass" if delta >= PRECISION_THRESHOLD else "fail", True, measured, basis)
@@ -261,8 +270,11 @@ def _g4b(x: _Inputs) -> dict[str, object]:
         return _gate("G4b", "unnecessary_reduction", "not_demonstrated", True, measured, _EMPTY_POPULATION)
     status, reduction = reduction_status(t.paths[1], t.source_list[1])
     measured = {
-        "population": t.population, "paths": quantity(t.paths[1]), "sourceList": quantity(t.source_list[1]),
-        "reduction": quantity(reduction), "threshold": quantity(REDUCTION_THRESHOLD),
+        "population": t.population,
+        "paths": quantity(t.paths[1]),
+        "sourceList": quantity(t.source_list[1]),
+        "reduction": quantity(reduction),
+        "threshold": quantity(REDUCTION_THRESHOLD),
     }
     basis = (
         "(pathsMacroUnnecessary - sourceListMacroUnnecessary) / pathsMacroUnnecessary must be at least 1/5 "
@@ -279,7 +291,9 @@ def _g4c(x: _Inputs) -> dict[str, object]:
         return _gate("G4c", "omission_delta", "not_demonstrated", True, measured, _EMPTY_POPULATION)
     delta = t.source_list[2] - t.paths[2]
     measured = {
-        "population": t.population, "paths": quantity(t.paths[2]), "sourceList": quantity(t.source_list[2]),
+        "population": t.population,
+        "paths": quantity(t.paths[2]),
+        "sourceList": quantity(t.source_list[2]),
         "delta": quantity(delta),
     }
     basis = "Equal-repository target omissions per case must not increase under source_list."
@@ -303,8 +317,7 @@ def _g5(x: _Inputs) -> dict[str, object]:
         "ineligibleControls": [r.id for r in repos if not r.source_list_eligible],
     }
     basis = (
-        "Metadata staleness is sampled and reported for every repository; the sampling method needs "
-        "independent review."
+        "Metadata staleness is sampled and reported for every repository; the sampling method needs independent review."
     )
     return _gate("G5", "metadata_staleness", None, False, measured, basis)
 

@@ -92,8 +92,11 @@ def _interpreter() -> dict[str, object]:
 
 def _package_member(package_dir: Path, *, sealed: bool) -> dict[str, object]:
     """``package``: name, version, and the digest of ``[[path, sha256], …]`` of the package folder."""
-    files = [[path, sha] for path, kind, sha in package_files(package_dir, sealed=sealed)
-             if sha is not None and (kind == "file" or not sealed)]  # fmt: skip
+    files = [
+        [path, sha]
+        for path, kind, sha in package_files(package_dir, sealed=sealed)
+        if sha is not None and (kind == "file" or not sealed)
+    ]
     digest = canonical_digest(files)
     return {"name": PACKAGE_NAME, "version": __version__, "filesDigest": digest, "fileCount": len(files)}
 
@@ -172,8 +175,10 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
     if sealed:
         manifest = sealed_manifest(package_dir)
         closure: dict[str, object] = {
-            "state": "sealed", "manifestDigest": manifest.digest, "layers": manifest.layer_summary(),
-        }  # fmt: skip
+            "state": "sealed",
+            "manifestDigest": manifest.digest,
+            "layers": manifest.layer_summary(),
+        }
         versions: Mapping[str, str] | None = dict(manifest.distributions)
     else:
         closure = {"state": "unsealed", "manifestDigest": None, "layers": _loaded_layers(package_dir)}

@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal, TypedDict
 
 __all__ = [
     "CaseMetrics",
+    "Summary",
     "case_metrics",
     "delta",
     "equal_delta",
@@ -96,7 +98,19 @@ def js_mean(values: Sequence[float]) -> float | None:
     return total / len(values)
 
 
-def summary(metrics: Sequence[CaseMetrics]) -> dict[str, object]:
+class Summary(TypedDict):
+    """``Summary`` of a case list for one arm (SPEC §7.3); the means are ``None`` for no case."""
+
+    caseCount: int
+    macroPrecision: float | None
+    macroRecall: float | None
+    unnecessary: int
+    unnecessaryPerCase: float | None
+    omissions: int
+    omissionsPerCase: float | None
+
+
+def summary(metrics: Sequence[CaseMetrics]) -> Summary:
     """``Summary`` of a case list for one arm (SPEC §7.3), members in §8.5 order."""
     n = len(metrics)
     unnecessary = sum(len(m.unnecessary) for m in metrics)
@@ -112,7 +126,7 @@ def summary(metrics: Sequence[CaseMetrics]) -> dict[str, object]:
     }
 
 
-def delta(paths: dict[str, object], treatment: dict[str, object]) -> dict[str, object] | None:
+def delta(paths: Summary, treatment: Summary) -> dict[str, object] | None:
     """Per-repository ``Delta`` treatment − paths (SPEC §7.4); ``None`` for an empty case list."""
     if not paths["caseCount"]:
         return None
@@ -120,17 +134,19 @@ def delta(paths: dict[str, object], treatment: dict[str, object]) -> dict[str, o
     t_unnecessary = treatment["unnecessary"]
     assert isinstance(p_unnecessary, int) and isinstance(t_unnecessary, int)
     return {
-        "macroPrecision": treatment["macroPrecision"] - paths["macroPrecision"],  # type: ignore[operator]
-        "macroRecall": treatment["macroRecall"] - paths["macroRecall"],  # type: ignore[operator]
+        "macroPrecision": treatment["macroPrecision"] - paths["macroPrecision"],  # type: ignore[operator]  # caseCount > 0: a float
+        "macroRecall": treatment["macroRecall"] - paths["macroRecall"],  # type: ignore[operator]  # caseCount > 0: a float
         "unnecessary": t_unnecessary - p_unnecessary,
         "unnecessaryReductionRate": (p_unnecessary - t_unnecessary) / p_unnecessary if p_unnecessary else None,
-        "omissions": treatment["omissions"] - paths["omissions"],  # type: ignore[operator]
-        "unnecessaryPerCase": treatment["unnecessaryPerCase"] - paths["unnecessaryPerCase"],  # type: ignore[operator]
-        "omissionsPerCase": treatment["omissionsPerCase"] - paths["omissionsPerCase"],  # type: ignore[operator]
+        "omissions": treatment["omissions"] - paths["omissions"],
+        "unnecessaryPerCase": treatment["unnecessaryPerCase"] - paths["unnecessaryPerCase"],  # type: ignore[operator]  # caseCount > 0: a float
+        "omissionsPerCase": treatment["omissionsPerCase"] - paths["omissionsPerCase"],  # type: ignore[operator]  # caseCount > 0: a float
     }
 
 
-_MACRO_FROM = (
+# The Summary members that are means, each with the Macro member it is averaged into.
+_Mean = Literal["macroPrecision", "macroRecall", "unnecessaryPerCase", "omissionsPerCase"]
+_MACRO_FROM: tuple[tuple[str, _Mean], ...] = (
     ("macroPrecision", "macroPrecision"),
     ("macroRecall", "macroRecall"),
     ("meanRepositoryUnnecessaryPerCase", "unnecessaryPerCase"),
@@ -138,20 +154,22 @@ _MACRO_FROM = (
 )
 
 
-def macro(summaries: Sequence[dict[str, object]]) -> dict[str, float | None]:
+def macro(summaries: Sequence[Summary]) -> dict[str, float | None]:
     """Equal-repository ``Macro`` over repository summaries with caseCount > 0, in the given order.
 
     Spec: SPEC.md §7.5 (every repository weighs the same).
     """
     included = [s for s in summaries if s["caseCount"]]
-    return {name: js_mean([s[source] for s in included]) for name, source in _MACRO_FROM}  # type: ignore[misc]
+    return {name: js_mean([s[source] for s in included]) for name, source in _MACRO_FROM}  # type: ignore[misc]  # caseCount > 0: a float
 
 
-def equal_delta(paths: dict[str, float | None], treatment: dict[str, float | None], repository_count: int) -> dict[str, float] | None:
+def equal_delta(
+    paths: dict[str, float | None], treatment: dict[str, float | None], repository_count: int
+) -> dict[str, float] | None:
     """``EqualDelta`` treatment − paths, or ``None`` when no repository is included (§7.5)."""
     if repository_count == 0:
         return None
-    return {name: treatment[name] - paths[name] for name, _ in _MACRO_FROM}  # type: ignore[operator]
+    return {name: treatment[name] - paths[name] for name, _ in _MACRO_FROM}  # type: ignore[operator]  # every member is set when repository_count > 0
 
 
 def _is_array_index(name: str) -> bool:

@@ -149,6 +149,27 @@ def _sync_folder(folder: str) -> None:
         os.close(descriptor)
 
 
+def _write_and_link(
+    fd: int, temporary: Path, target: Path, data: bytes, mode: int, path: str | os.PathLike[str]
+) -> None:
+    """Write and fsync the temporary file open as ``fd``, then hard-link it to ``target`` (OutputRefused)."""
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode & ~_current_umask())
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise _refused(path, exc) from None
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        msg = f"output {os.fspath(path)!r} appeared while writing; it is never overwritten"
+        raise OutputRefused(msg) from None
+    except OSError as exc:
+        raise _refused(path, exc) from None
+
+
 def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> str | None:
     """Write ``data`` to a new file at ``path``: complete or absent, never overwritten.
 
@@ -192,21 +213,7 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
         raise _refused(path, exc) from None
     temporary = Path(name)
     try:
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), mode & ~_current_umask())
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except OSError as exc:
-            raise _refused(path, exc) from None
-        try:
-            os.link(temporary, target)
-        except FileExistsError:
-            msg = f"output {os.fspath(path)!r} appeared while writing; it is never overwritten"
-            raise OutputRefused(msg) from None
-        except OSError as exc:
-            raise _refused(path, exc) from None
+        _write_and_link(fd, temporary, target, data, mode, path)
     except BaseException:
         with contextlib.suppress(OSError):
             temporary.unlink()
@@ -222,5 +229,4 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
         problems.append(f"could not fsync its folder {folder!r} ({exc.strerror or exc})")
     if not problems:
         return None
-    return (f"output {os.fspath(path)!r} is complete, but its durability was not confirmed: "
-            + "; ".join(problems))  # fmt: skip
+    return f"output {os.fspath(path)!r} is complete, but its durability was not confirmed: " + "; ".join(problems)

@@ -115,7 +115,7 @@ def _gzip_header(view: memoryview, start: int) -> int:
     if end - start < 10:
         found = f"only {end - start} bytes ({_hex(view[start:end])})" if end > start else "the end of the file"
         raise _gzip_reject(start, "a 10-byte gzip member header", found)
-    if view[start : start + 2] != b"\x1f\x8b":
+    if view[start : start + 2] != b"\x1f\x8b":  # type: ignore[comparison-overlap]  # memoryview == bytes by content
         raise _gzip_reject(start, "a gzip member starting 1f 8b", _hex(view[start : start + 2]))
     if view[start + 2] != 8:
         raise _gzip_reject(start + 2, "compression method 8 (deflate)", str(view[start + 2]))
@@ -200,7 +200,7 @@ def gunzip_members(compressed: bytes, limit: int) -> bytes:
         start = pos + 8
         if start == end:
             return out[0] if len(out) == 1 else b"".join(out)
-        if view[start : start + 3] != b"\x1f\x8b\x08":
+        if view[start : start + 3] != b"\x1f\x8b\x08":  # type: ignore[comparison-overlap]  # memoryview == bytes by content
             found = f"{end - start} more bytes ({_hex(view[start : start + 8])}{' …' if end - start > 8 else ''})"
             raise _gzip_reject(start, "another gzip member (1f 8b 08) or the end of the file", found)
 
@@ -226,10 +226,29 @@ def _json_sha256(compressed: bytes, limit: int) -> str | None:
         return None
 
 
+def _decompressed(path: str, raw: bytes, want_gzip: str | None, max_input_bytes: int) -> tuple[bytes, str | None]:
+    """The JSON bytes of a file read by :func:`load_input` and, for a ``.gz`` file, its checked SHA-256."""
+    if not path.endswith(".gz"):
+        if want_gzip is not None:
+            msg = "--input-gzip-sha256 applies only to a .gz input"
+            raise UsageError(msg)
+        return raw, None
+    gzip_sha = sha256_hex(raw)
+    if want_gzip is not None and gzip_sha != want_gzip:
+        msg = f"input gzip SHA-256 mismatch: expected {want_gzip}, computed {gzip_sha} over {path!r}"
+        if want_gzip == _json_sha256(raw, max_input_bytes):
+            msg += _SWAPPED_TO_GZIP
+        raise IntegrityError(msg)
+    return gunzip_members(raw, max_input_bytes), gzip_sha
+
+
 def load_input(
-    path: str, *, input_sha256: str | None = None, input_gzip_sha256: str | None = None,
+    path: str,
+    *,
+    input_sha256: str | None = None,
+    input_gzip_sha256: str | None = None,
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES,
-) -> LoadedInput:  # fmt: skip
+) -> LoadedInput:
     """Read the input once and check its hash before anything parses it.
 
     The file is read once and at most ``max_input_bytes`` plus one byte of it
@@ -259,22 +278,13 @@ def load_input(
         msg = f"cannot read input {path!r}: {exc.strerror}"
         raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
     if raw is None:
-        raise InputRejected("IN-1", f"byte {max_input_bytes}", f"an input file of at most {max_input_bytes} bytes",
-                            "more bytes (raise --max-input-bytes)")  # fmt: skip
-    gzip_sha = None
-    if path.endswith(".gz"):
-        gzip_sha = sha256_hex(raw)
-        if want_gzip is not None and gzip_sha != want_gzip:
-            msg = f"input gzip SHA-256 mismatch: expected {want_gzip}, computed {gzip_sha} over {path!r}"
-            if want_gzip == _json_sha256(raw, max_input_bytes):
-                msg += _SWAPPED_TO_GZIP
-            raise IntegrityError(msg)
-        data = gunzip_members(raw, max_input_bytes)
-    else:
-        if want_gzip is not None:
-            msg = "--input-gzip-sha256 applies only to a .gz input"
-            raise UsageError(msg)
-        data = raw
+        raise InputRejected(
+            "IN-1",
+            f"byte {max_input_bytes}",
+            f"an input file of at most {max_input_bytes} bytes",
+            "more bytes (raise --max-input-bytes)",
+        )
+    data, gzip_sha = _decompressed(path, raw, want_gzip, max_input_bytes)
     sha = sha256_hex(data)
     if want is not None and sha != want:
         over = f"the decompressed JSON bytes of {path!r}" if gzip_sha is not None else "the input bytes"

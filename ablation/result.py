@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ablation.experiment import PROTOCOL, Case, Repository, ValidatedExperiment
-from ablation.metrics import CaseMetrics, case_metrics, delta, equal_delta, macro, member_order, summary
+from ablation.metrics import CaseMetrics, Summary, case_metrics, delta, equal_delta, macro, member_order, summary
 from ablation.selection import ARMS, index_repository, score_case, select_arms
 
 __all__ = [
@@ -81,8 +81,9 @@ def evaluate_cases(experiment: ValidatedExperiment) -> tuple[CaseOutcome, ...]:
         index = indexes[record.repository_index]
         scores = score_case(index, record.question, case.structural)
         availability = _availability(repo.source_list_eligible, case)
-        selections = select_arms(scores, [a for a, (_, available, _) in availability.items() if available],
-                                 record.max_items, repo.item_count)  # fmt: skip
+        selections = select_arms(
+            scores, [a for a, (_, available, _) in availability.items() if available], record.max_items, repo.item_count
+        )
         arms: dict[str, ArmOutcome] = {}
         for arm, (eligible, available, failures) in availability.items():
             metrics = None
@@ -172,9 +173,7 @@ def availability_counts(outcomes: Sequence[CaseOutcome], arm: str) -> dict[str, 
     return {"eligible": eligible, "available": available, "unavailable": eligible - available}
 
 
-def pairwise_cases(
-    outcomes: Sequence[CaseOutcome], arms: Sequence[str]
-) -> tuple[list[CaseOutcome], list[CaseOutcome]]:
+def pairwise_cases(outcomes: Sequence[CaseOutcome], arms: Sequence[str]) -> tuple[list[CaseOutcome], list[CaseOutcome]]:
     """(eligible, available) cases of the population over ``arms``, input order (SPEC §7.6)."""
     eligible = [o for o in outcomes if all(o.arms[a].eligible for a in arms)]
     available = [o for o in eligible if all(o.arms[a].available for a in arms)]
@@ -191,10 +190,10 @@ def _population(
     for o in available:
         by_repo[o.repository.id].append(o)
     per_repository: dict[str, object] = {}
-    summaries: dict[str, dict[str, dict[str, object]]] = {}
+    summaries: dict[str, dict[str, Summary]] = {}
     for repo_id in member_order([repo.id for repo in experiment.repositories]):
         cases = by_repo[repo_id]
-        arm_summaries = {a: summary([o.arms[a].metrics for o in cases]) for a in arms}  # type: ignore[misc]
+        arm_summaries = {a: summary([o.arms[a].metrics for o in cases]) for a in arms}  # type: ignore[misc]  # only available arms: their metrics are set
         summaries[repo_id] = arm_summaries
         entry: dict[str, object] = {
             "caseIds": [o.case.record.id for o in cases],
@@ -225,7 +224,7 @@ def _population(
     population["perRepository"] = per_repository
     population["equalRepositoryMacro"] = {
         "repositoryCount": repository_count,
-        "caseCount": sum(s["paths"]["caseCount"] for s in included),  # type: ignore[misc]
+        "caseCount": sum(s["paths"]["caseCount"] for s in included),
         "arms": macros,
     }
     if len(treatments) == 1:

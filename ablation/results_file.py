@@ -107,8 +107,10 @@ def _check_identity_digest(identity: object, where: str, member: str, error: typ
             raise error(msg)
     digest = canonical_digest(identity["measured"])
     if identity["identityDigest"] != digest:
-        msg = (f"{member}: {where}/identityDigest {short(str(identity['identityDigest']))} is not the canonical "
-               f"digest {digest} of {where}/measured")  # fmt: skip
+        msg = (
+            f"{member}: {where}/identityDigest {short(str(identity['identityDigest']))} is not the canonical "
+            f"digest {digest} of {where}/measured"
+        )
         raise IntegrityError(msg)
     return identity
 
@@ -138,8 +140,11 @@ def _results_shape(value: object) -> str | None:
         if name in value and not (isinstance(found, str) and _HEX64.fullmatch(found)):
             shown = short(json.dumps(found, ensure_ascii=False)) if isinstance(found, str) else json_type(found)
             return f"/{name} is {shown}, not 64 lowercase hex digits"
-    for name, kind, wanted in (("inputSha256Pinned", "a boolean", bool), ("result", "an object", dict),
-                               ("gateAssessment", "an object", dict)):  # fmt: skip
+    for name, kind, wanted in (
+        ("inputSha256Pinned", "a boolean", bool),
+        ("result", "an object", dict),
+        ("gateAssessment", "an object", dict),
+    ):
         if not isinstance(value[name], wanted):
             return f"/{name} is {json_type(value[name])}, not {kind}"
     return None

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Iterable, Mapping, Set as AbstractSet
+from collections.abc import Container, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import chain
 
@@ -145,7 +146,7 @@ def score_case(index: RepositoryIndex, question: str, evidence: StructuralEviden
     return Scores(path=path, metadata=metadata, structural=structural)
 
 
-def _backfill(chosen: list[int], scored: set[int] | dict[int, object], max_items: int, item_count: int) -> list[int]:
+def _backfill(chosen: list[int], scored: Container[int], max_items: int, item_count: int) -> list[int]:
     """Append zero-score items in artifact order (= UTF-8 path order) until the budget is met."""
     k = 0
     while len(chosen) < max_items and k < item_count:
@@ -208,8 +209,8 @@ def select_arms(scores: Scores, arms: Iterable[str], max_items: int, item_count:
     if "source_list" in wanted:
         selections["source_list"] = _backfill(lexical_top[:max_items], lexical_scored, max_items, item_count)
     if "structural" in wanted:
-        top = heapq.nsmallest(max_items, [(*(-c for c in counts), k) for k, counts in s.items()])
-        selections["structural"] = _backfill([key[-1] for key in top], s, max_items, item_count)
+        structural_top = heapq.nsmallest(max_items, [(*(-c for c in counts), k) for k, counts in s.items()])
+        selections["structural"] = _backfill([key[-1] for key in structural_top], s, max_items, item_count)
     if "fusion" in wanted:
         keys = []
         for k, counts in s.items():

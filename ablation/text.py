@@ -9,6 +9,7 @@ ASCII ``[0-9]`` (§9.8) and the whitespace set is W of §9.6, never Python's
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 __all__ = [
     "W",
@@ -24,7 +25,6 @@ __all__ = [
     "is_text",
     "is_token",
     "long_tokens",
-    "normalize",
     "ranking_tokens",
     "tokens",
 ]
@@ -38,7 +38,6 @@ W = frozenset(
 _W_CLASS = "\t\n\x0b\x0c\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 _W_OTHER_THAN_SPACE = re.compile("[\t\n\x0b\x0c\r\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]")
 _NOT_W = re.compile(f"[^{_W_CLASS}]")
-_W_RUN = re.compile(f"[{_W_CLASS}]+")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _DRIVE = re.compile("[A-Za-z]:")
@@ -56,14 +55,7 @@ _RUNS_3 = re.compile(r"[a-z0-9]{3,}")
 _HAS_DIGIT = re.compile(r"[0-9]")
 
 _LABEL_WORDS = frozenset({"case", "example", "number", "question", "scenario"})
-_STOP_WORDS = frozenset(
-    {"and", "the", "for", "its", "with", "change", "focused", "test", "tests", "behavior"}
-)
-
-
-def normalize(s: str) -> str:
-    """norm(s) of SPEC §4.0: strip W at both ends, collapse every W run to one U+0020."""
-    return _W_RUN.sub(" ", s).strip(" ")
+_STOP_WORDS = frozenset({"and", "the", "for", "its", "with", "change", "focused", "test", "tests", "behavior"})
 
 
 def is_normalized(s: object) -> bool:
@@ -77,19 +69,19 @@ def is_normalized(s: object) -> bool:
     )
 
 
-def is_text(s: object, n: int) -> bool:
+def is_text(s: object, n: int) -> TypeGuard[str]:
     """``Text(n)``: a string without lone surrogates of at most n code points (§4.0, §9.7)."""
     return isinstance(s, str) and len(s) <= n and _LONE_SURROGATE.search(s) is None
 
 
-def is_nbtext(s: object, n: int) -> bool:
+def is_nbtext(s: object, n: int) -> TypeGuard[str]:
     """``NBText(n)``: ``Text(n)`` with at least one code point outside W (§4.0)."""
-    return is_text(s, n) and _NOT_W.search(s) is not None  # type: ignore[arg-type]
+    return is_text(s, n) and _NOT_W.search(s) is not None
 
 
 def is_abs_path(s: object) -> bool:
     """``AbsPath``: ``NBText(4096)`` starting with ``/`` (§4.0)."""
-    return is_nbtext(s, 4096) and s.startswith("/")  # type: ignore[union-attr]
+    return is_nbtext(s, 4096) and s.startswith("/")
 
 
 def is_safe_path(s: object) -> bool:
@@ -184,9 +176,7 @@ def identity_tokens(question: str) -> list[str]:
     >>> identity_tokens("Case 2: locate ALPHA request, parsing & validation behavior!")
     ['alpha', 'behavior', 'locate', 'parsing', 'request', 'validation']
     """
-    return sorted(
-        {t for t in tokens(question) if t not in _LABEL_WORDS and _HAS_DIGIT.search(t) is None}
-    )
+    return sorted({t for t in tokens(question) if t not in _LABEL_WORDS and _HAS_DIGIT.search(t) is None})
 
 
 def ranking_tokens(question: str) -> frozenset[str]:

@@ -95,10 +95,18 @@ def _entries(layer: tarfile.TarFile) -> dict[str, Entry]:
             digest = hashlib.sha256(data).hexdigest()
             if path == SHADOW:
                 content = data
-        kind = "file" if member.isfile() else "dir" if member.isdir() else "symlink" if member.issym() else (
-            "hardlink" if member.islnk() else "other")
-        entries[path] = Entry(kind, member.mode, member.uid, member.gid, int(member.mtime), member.linkname,
-                              digest, content)
+        kind = (
+            "file"
+            if member.isfile()
+            else "dir"
+            if member.isdir()
+            else "symlink"
+            if member.issym()
+            else ("hardlink" if member.islnk() else "other")
+        )
+        entries[path] = Entry(
+            kind, member.mode, member.uid, member.gid, int(member.mtime), member.linkname, digest, content
+        )
     return entries
 
 
@@ -110,8 +118,8 @@ def load(path: Path) -> Image:
     """
     try:
         with tarfile.open(path) as outer:
-            manifest = json.loads(outer.extractfile("manifest.json").read())[0]  # type: ignore[union-attr]
-            config = json.loads(outer.extractfile(manifest["Config"]).read())  # type: ignore[union-attr]
+            manifest = json.loads(outer.extractfile("manifest.json").read())[0]  # type: ignore[union-attr]  # None (not a regular file) raises AttributeError, handled below
+            config = json.loads(outer.extractfile(manifest["Config"]).read())  # type: ignore[union-attr]  # None (not a regular file) raises AttributeError, handled below
             layers = []
             for name in manifest["Layers"]:
                 with tarfile.open(fileobj=outer.extractfile(name)) as layer:
@@ -133,8 +141,10 @@ def shadow_findings(text: str, epoch: int, where: str) -> list[str]:
         if len(fields) < 3:
             continue
         if fields[2] not in ("", str(day)):
-            findings.append(f"{where} /etc/shadow line {number} ({fields[0]}): last change day {fields[2]}, "
-                            f"expected empty or {day} (SOURCE_DATE_EPOCH // 86400)")
+            findings.append(
+                f"{where} /etc/shadow line {number} ({fields[0]}): last change day {fields[2]}, "
+                f"expected empty or {day} (SOURCE_DATE_EPOCH // 86400)"
+            )
     return findings
 
 
@@ -148,7 +158,9 @@ def date_findings(image: Image, epoch: int) -> list[str]:
     for index, entry in enumerate(image.config.get("history", [])):
         value = _normal_created(entry.get("created"))
         if value != expected:
-            findings.append(f"history[{index}] created {value}, expected {expected} ({entry.get('created_by', '')[:60]})")
+            findings.append(
+                f"history[{index}] created {value}, expected {expected} ({entry.get('created_by', '')[:60]})"
+            )
     for index, layer in enumerate(image.layers):
         wrong = sorted(path for path, entry in layer.items() if entry.mtime != epoch)
         if wrong:
@@ -178,7 +190,9 @@ def diff_findings(expected: Image, rebuilt: Image) -> list[str]:
     for field in _differences(exp_conf, reb_conf, ("Env", "Entrypoint", "Cmd", "User", "WorkingDir")):
         findings.append(f"config {field}: expected {exp_conf.get(field)!r}, rebuilt {reb_conf.get(field)!r}")
     for field in _differences(expected.config, rebuilt.config, ("created", "architecture", "os")):
-        findings.append(f"config {field}: expected {expected.config.get(field)!r}, rebuilt {rebuilt.config.get(field)!r}")
+        findings.append(
+            f"config {field}: expected {expected.config.get(field)!r}, rebuilt {rebuilt.config.get(field)!r}"
+        )
     exp_hist = [h.get("created_by") for h in expected.config.get("history", [])]
     reb_hist = [h.get("created_by") for h in rebuilt.config.get("history", [])]
     if exp_hist != reb_hist:
@@ -194,8 +208,11 @@ def diff_findings(expected: Image, rebuilt: Image) -> list[str]:
             elif after is None:
                 what = "only in the expected image"
             else:
-                parts = [name for name in ("kind", "mode", "uid", "gid", "mtime", "linkname", "sha256")
-                         if getattr(before, name) != getattr(after, name)]
+                parts = [
+                    name
+                    for name in ("kind", "mode", "uid", "gid", "mtime", "linkname", "sha256")
+                    if getattr(before, name) != getattr(after, name)
+                ]
                 what = "differs in " + ", ".join("content" if p == "sha256" else p for p in parts)
             findings.append(f"layer {index}: /{path} {what}")
         if len(changed) > MAX_LISTED:
@@ -229,9 +246,11 @@ def main(argv: list[str] | None = None) -> int:
                 for finding in findings:
                     print(f"imageinspect: date other than SOURCE_DATE_EPOCH={epoch}: {finding}")
                 return 3
-            print(f"imageinspect: only SOURCE_DATE_EPOCH={epoch} ({iso(epoch)}): config created, "
-                  f"{len(image.config.get('history', []))} history entries, {members} members in "
-                  f"{len(image.layers)} layers, /etc/shadow last-change fields")
+            print(
+                f"imageinspect: only SOURCE_DATE_EPOCH={epoch} ({iso(epoch)}): config created, "
+                f"{len(image.config.get('history', []))} history entries, {members} members in "
+                f"{len(image.layers)} layers, /etc/shadow last-change fields"
+            )
             return 0
         findings = diff_findings(load(args.expected), load(args.rebuilt))
     except ArchiveError as exc:

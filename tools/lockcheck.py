@@ -219,7 +219,9 @@ def check_consistency(
     top_level = {pin.name for pin in pins if any(source in pin.via for source in sources)}
     for missing in sorted(requirements.keys() - top_level):
         if missing in by_name:
-            problems.append(f"{in_name}: {missing} is listed but the lock does not record it as a top-level requirement; re-lock")
+            problems.append(
+                f"{in_name}: {missing} is listed but the lock does not record it as a top-level requirement; re-lock"
+            )
         else:
             problems.append(f"{in_name}: {missing} is listed but not pinned in {lock_name}; re-lock")
     problems.extend(
@@ -262,11 +264,7 @@ def _check_pair(in_path: Path, lock_path: Path) -> tuple[list[str], str]:
     """Steps 1 and 2 for one ``.in``/lock pair: the problems and a summary line."""
     in_text = in_path.read_text(encoding="utf-8")
     lock_text = lock_path.read_text(encoding="utf-8")
-    included = {
-        path.name: path.read_text(encoding="utf-8")
-        for path in in_path.parent.glob("*.in")
-        if path != in_path
-    }
+    included = {path.name: path.read_text(encoding="utf-8") for path in in_path.parent.glob("*.in") if path != in_path}
     pins, problems = parse_lock(lock_text, lock_path.name)
     problems += check_consistency(in_text, lock_text, in_path.name, lock_name=lock_path.name, included=included)
     hashes = sum(pin.hashes for pin in pins)
@@ -296,9 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         problems += found
         summaries.append(summary)
     if args.in_path is None:
-        problems += check_between(
-            pairs[0][1].read_text(encoding="utf-8"), pairs[1][1].read_text(encoding="utf-8")
-        )
+        problems += check_between(pairs[0][1].read_text(encoding="utf-8"), pairs[1][1].read_text(encoding="utf-8"))
     for problem in problems:
         print(f"lockcheck: {problem}", file=sys.stderr)
     if problems:

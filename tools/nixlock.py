@@ -96,8 +96,9 @@ def wheel_from_file(name: str, path: Path) -> Wheel:
     # manylinux2014_x86_64.manylinux_2_17_x86_64) stays one string, as fetchPypi needs it.
     python, abi, platform = path.name[: -len(".whl")].split("-")[-3:]
     file_pname = path.name.split("-", 1)[0]
-    return Wheel(name, file_pname, str(version), python, python, abi, platform,
-                 hashlib.sha256(path.read_bytes()).hexdigest())
+    return Wheel(
+        name, file_pname, str(version), python, python, abi, platform, hashlib.sha256(path.read_bytes()).hexdigest()
+    )
 
 
 def render(lock_sha256: str, wheels: dict[str, list[Wheel]]) -> str:
@@ -163,8 +164,10 @@ def check(lock_text: bytes, nix_text: str) -> list[str]:
     problems = []
     actual = hashlib.sha256(lock_text).hexdigest()
     if recorded != actual:
-        problems.append(f"nix/requirements-lock.nix was made from a requirements.lock with SHA-256 {recorded}; "
-                        f"the lock's is now {actual}")
+        problems.append(
+            f"nix/requirements-lock.nix was made from a requirements.lock with SHA-256 {recorded}; "
+            f"the lock's is now {actual}"
+        )
     if not wheels:
         problems.append("nix/requirements-lock.nix lists no system")
     for system, entries in sorted(wheels.items()):
@@ -188,15 +191,35 @@ def check(lock_text: bytes, nix_text: str) -> list[str]:
 def platforms(arch: str) -> list[str]:
     """pip ``--platform`` values a wheel for ``arch`` may carry, newest glibc first."""
     tags = [f"manylinux_2_{minor}_{arch}" for minor in range(GLIBC_MINOR, 16, -1)]
-    return tags + [f"manylinux2014_{arch}"]
+    return [*tags, f"manylinux2014_{arch}"]
 
 
 def download(lock: Path, arch: str, dest: Path) -> bool:
     """``pip download`` the lock's wheels for CPython 3.11 on ``arch`` into ``dest``; False when one is missing."""
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--require-hashes",
-               "--only-binary=:all:", "--implementation", "cp", "--python-version", PYTHON,
-               "--abi", "cp" + PYTHON.replace(".", ""), "--abi", "abi3", "--abi", "none",
-               "-r", str(lock), "-d", str(dest)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--require-hashes",
+        "--only-binary=:all:",
+        "--implementation",
+        "cp",
+        "--python-version",
+        PYTHON,
+        "--abi",
+        "cp" + PYTHON.replace(".", ""),
+        "--abi",
+        "abi3",
+        "--abi",
+        "none",
+        "-r",
+        str(lock),
+        "-d",
+        str(dest),
+    ]
     for platform in platforms(arch):
         command += ["--platform", platform]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -250,8 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     text = generate(args.lock)
     args.output.write_text(text, encoding="utf-8")
     systems = ", ".join(parse(text)[1])
-    print(f"nixlock: wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output} "
-          f"({systems})")
+    print(
+        f"nixlock: wrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output} "
+        f"({systems})"
+    )
     return 0
 
 

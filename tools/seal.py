@@ -24,11 +24,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lock", type=Path, required=True, help="the runtime requirements.lock installed from")
     args = parser.parse_args(argv)
     if not sys.flags.isolated:
-        print("seal: run me isolated: <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock", file=sys.stderr)
+        print(
+            "seal: run me isolated: <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock", file=sys.stderr
+        )
         return 2
-    import ablation
-    from ablation.closure.seal import seal_environment
-    from ablation.errors import IntegrityError
+    import ablation  # noqa: PLC0415 - only once the interpreter is known to be isolated
+    from ablation.closure.seal import seal_environment  # noqa: PLC0415 - only once the interpreter is known to be isolated
+    from ablation.errors import IntegrityError  # noqa: PLC0415 - only once the interpreter is known to be isolated
 
     package_dir = Path(ablation.__file__).resolve().parent
     if (package_dir.parent / "pyproject.toml").is_file():

@@ -21,9 +21,15 @@ from ablation.errors import IntegrityError
 from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES
 
 __all__ = [
-    "Bundled", "BundledInput", "SignatureCheck", "bundled_input", "check_layout", "check_signature", "fail",
+    "Bundled",
+    "BundledInput",
+    "SignatureCheck",
+    "bundled_input",
+    "check_layout",
+    "check_signature",
+    "fail",
     "read_bundled",
-]  # fmt: skip
+]
 
 
 def fail(problems: list[str]) -> None:
@@ -142,10 +148,14 @@ def read_bundled(path: str) -> Bundled:
     contents = read_bundle_file(path)
     bundled = bundled_input(contents)
     return Bundled(
-        top=contents.top, bundle_sha256=contents.bundle_sha256, sums_sha256=contents.sums_sha256,
-        results=contents.files["results.json"], input=bundled, sums=contents.files[SUMS],
+        top=contents.top,
+        bundle_sha256=contents.bundle_sha256,
+        sums_sha256=contents.sums_sha256,
+        results=contents.files["results.json"],
+        input=bundled,
+        sums=contents.files[SUMS],
         signature=contents.files.get(SIGNATURE),
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True, slots=True)

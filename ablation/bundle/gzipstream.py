@@ -49,8 +49,10 @@ class Inflater:
         self.position = 0
         header = self._raw(len(GZIP_HEADER))
         if header != GZIP_HEADER:
-            msg = (f"bundle: not a readable gzip stream: its header is {header.hex() or 'empty'}, archive writes "
-                   f"exactly {GZIP_HEADER.hex()} (one member, no flags, mtime 0)")  # fmt: skip
+            msg = (
+                f"bundle: not a readable gzip stream: its header is {header.hex() or 'empty'}, archive writes "
+                f"exactly {GZIP_HEADER.hex()} (one member, no flags, mtime 0)"
+            )
             raise IntegrityError(msg)
 
     def _raw(self, n: int) -> bytes:
@@ -126,7 +128,9 @@ class Inflater:
             msg = "bundle: the gzip CRC-32 or size does not match the decompressed data"
             raise IntegrityError(msg)
         if len(trailer) > _TRAILER or self._raw(1):
-            msg = ("bundle: bytes after the gzip member (a second member or padding); "
-                   "archive writes exactly one member and nothing after it")  # fmt: skip
+            msg = (
+                "bundle: bytes after the gzip member (a second member or padding); "
+                "archive writes exactly one member and nothing after it"
+            )
             raise IntegrityError(msg)
         return self._file_digest.hexdigest()

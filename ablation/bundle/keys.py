@@ -82,8 +82,11 @@ def _load_pem(path: str, what: str, *, private: bool) -> Ed25519PrivateKey | Ed2
     """An Ed25519 key from a PEM file, its public key checked by :func:`weak_key_problem`."""
     data = read_file(path, what)
     try:
-        key = (serialization.load_pem_private_key(data, password=None) if private
-               else serialization.load_pem_public_key(data))  # fmt: skip
+        key = (
+            serialization.load_pem_private_key(data, password=None)
+            if private
+            else serialization.load_pem_public_key(data)
+        )
     except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
         kind = "an unencrypted PEM private key" if private else "a PEM public key"
         msg = f"{what} {path!r} is not {kind} ({exc})"

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ablation.bundle.gzipstream import CHUNK, Inflater
+from ablation.bundle.keys import SIGNATURE_BYTES
 from ablation.bundle.layout import INDEX, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, SIGNATURE, SUMS, TOP_RE, shown, utf8_key
 from ablation.bundle.sums import parse_sums
 from ablation.bundle.tarformat import BLOCK, MAX_MTIME, end_bytes, header_bytes, padding
-from ablation.bundle.keys import SIGNATURE_BYTES
 from ablation.errors import IntegrityError, UsageError
 
 __all__ = ["KEPT", "BundleContents", "read_bundle", "read_bundle_file"]
@@ -33,11 +33,19 @@ _ZERO_BLOCK = bytes(BLOCK)
 _MAGIC = b"ustar  \0"
 _POSIX_MAGIC = b"ustar\x0000"  # named in refusals (PAX, sparse), never accepted: the writer uses GNU
 _TYPE_NAMES = {
-    b"1": "a hard link", b"2": "a symbolic link", b"3": "a character device", b"4": "a block device",
-    b"6": "a fifo", b"7": "a contiguous file", b"x": "a PAX extended header", b"g": "a PAX global header",
-    b"K": "a GNU long link name", b"S": "a GNU sparse file", b"L": "a second GNU long-name record",
+    b"1": "a hard link",
+    b"2": "a symbolic link",
+    b"3": "a character device",
+    b"4": "a block device",
+    b"6": "a fifo",
+    b"7": "a contiguous file",
+    b"x": "a PAX extended header",
+    b"g": "a PAX global header",
+    b"K": "a GNU long link name",
+    b"S": "a GNU sparse file",
+    b"L": "a second GNU long-name record",
     b"\0": "an old-style (pre-POSIX) file",
-}  # fmt: skip
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +98,11 @@ def _long_name(stream: Inflater, block: bytes) -> tuple[bytes, bytes]:
     """A GNU ``L`` record's name (without its NUL) and the record's bytes; bounded before reading."""
     size = _octal(block[124:136])
     if size is None or not 1 <= size <= MAX_LONG_NAME:
-        raise _refuse(f"bundle: a GNU long-name record at byte {stream.position - BLOCK} declares "
-                      f"{'a non-octal size' if size is None else f'{size} bytes'}; archive writes at most "
-                      f"{MAX_LONG_NAME}")  # fmt: skip
+        raise _refuse(
+            f"bundle: a GNU long-name record at byte {stream.position - BLOCK} declares "
+            f"{'a non-octal size' if size is None else f'{size} bytes'}; archive writes at most "
+            f"{MAX_LONG_NAME}"
+        )
     data = stream.read(size + padding(size))
     if len(data) != size + padding(size):
         raise _refuse("bundle: the tar archive is truncated inside a GNU long-name record")
@@ -129,8 +139,10 @@ def _next_header(stream: Inflater) -> _Header | None:
         raise _refuse(f"{shown(name)}: the tar header's size or mtime is not the canonical octal archive writes")
     size = 0 if folder else size
     if prefix + block != header_bytes(name, size, folder=folder, mtime=mtime):
-        raise _refuse(f"{shown(name)}: the tar header is not byte-for-byte what archive writes for this name, "
-                      "size and type (checksum, mode, owner, padding or field encoding differ)")  # fmt: skip
+        raise _refuse(
+            f"{shown(name)}: the tar header is not byte-for-byte what archive writes for this name, "
+            "size and type (checksum, mode, owner, padding or field encoding differ)"
+        )
     return _Header(name, size, folder, mtime)
 
 
@@ -174,8 +186,9 @@ def _admit(state: _State, header: _Header) -> str:
     """Check one member's place before its data is read; its path below the top folder."""
     name, top = header.name, state.top
     if name.split("/", 1)[0] != top or name == top:
-        raise _refuse(f"{shown(name)}: outside the single top folder {top}" if name != top else
-                      f"{top}: duplicate member name")  # fmt: skip
+        raise _refuse(
+            f"{shown(name)}: outside the single top folder {top}" if name != top else f"{top}: duplicate member name"
+        )
     if name in state.seen:
         raise _refuse(f"{shown(name)}: duplicate member name")
     rel = name[len(top) + 1 :]
@@ -279,8 +292,14 @@ def read_bundle(handle: BinaryIO, shown_path: str) -> BundleContents:
             _read_data(stream, state, rel, header.size)
     _end(stream, state, at)
     bundle_sha256 = stream.finish()
-    return BundleContents(top=state.top, files=state.files, digests=state.digests, folders=frozenset(state.folders),
-                          listed=state.listed or {}, bundle_sha256=bundle_sha256)  # fmt: skip
+    return BundleContents(
+        top=state.top,
+        files=state.files,
+        digests=state.digests,
+        folders=frozenset(state.folders),
+        listed=state.listed or {},
+        bundle_sha256=bundle_sha256,
+    )
 
 
 def read_bundle_file(path: str) -> BundleContents:

@@ -52,7 +52,7 @@ def _detail(found: _Difference) -> str:
     if found.members and isinstance(found.recorded, dict) and isinstance(found.recomputed, dict):
         return f"recorded members {short(', '.join(found.recorded))}, recomputed {short(', '.join(found.recomputed))}"
     if found.members:
-        return f"recorded {len(found.recorded)} elements, recomputed {len(found.recomputed)}"  # type: ignore[arg-type]
+        return f"recorded {len(found.recorded)} elements, recomputed {len(found.recomputed)}"  # type: ignore[arg-type]  # members without both dicts: both lists
     return f"recorded {short(dumps(found.recorded))}, recomputed {short(dumps(found.recomputed))}"
 
 

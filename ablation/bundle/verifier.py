@@ -70,10 +70,12 @@ class _Verification:
 
 def check_stream(v: _Verification) -> str:
     """The reader's own checks (done while streaming): format, names, sizes and ``SHA256SUMS``."""
-    return ("read without extracting: one gzip member and GNU tar headers exactly as archive writes them; "
-            "no absolute name, '..', link, device or duplicate; one top folder; sizes within 1 GiB per member "
-            f"and 4 GiB in all; {SUMS} lists exactly the {len(v.contents.listed)} files present (besides itself "
-            "and the signature), and every SHA-256 matches")  # fmt: skip
+    return (
+        "read without extracting: one gzip member and GNU tar headers exactly as archive writes them; "
+        "no absolute name, '..', link, device or duplicate; one top folder; sizes within 1 GiB per member "
+        f"and 4 GiB in all; {SUMS} lists exactly the {len(v.contents.listed)} files present (besides itself "
+        "and the signature), and every SHA-256 matches"
+    )
 
 
 def check_signature(v: _Verification) -> str | None:
@@ -96,8 +98,10 @@ def check_signature(v: _Verification) -> str | None:
 def check_layout(v: _Verification) -> str:
     """One ``input/`` file, ``results.json``, ``identity.json``, ``evidence/index.json``; nothing else outside."""
     v.bundled = bundled_input(v.contents)
-    return ("layout: one input file, results.json, identity.json, evidence/index.json; "
-            "nothing outside input/, evidence/ and extra/")  # fmt: skip
+    return (
+        "layout: one input file, results.json, identity.json, evidence/index.json; "
+        "nothing outside input/, evidence/ and extra/"
+    )
 
 
 def check_results(v: _Verification) -> str:
@@ -110,8 +114,10 @@ def check_results(v: _Verification) -> str:
         msg = f"{top}: the top folder does not name the input's SHA-256 (expected {top_folder(bundled.sha256)})"
         raise IntegrityError(msg)
     gzip = "its gzip SHA-256 too" if bundled.gzip_sha256 is not None else "no gzip SHA-256 (the input is not .gz)"
-    return (f"results.json names the input's SHA-256 {bundled.sha256} and {gzip}; its evaluator "
-            "identityDigest is the canonical digest of evaluator.measured")  # fmt: skip
+    return (
+        f"results.json names the input's SHA-256 {bundled.sha256} and {gzip}; its evaluator "
+        "identityDigest is the canonical digest of evaluator.measured"
+    )
 
 
 def check_recomputed(v: _Verification) -> str:
@@ -144,8 +150,9 @@ def check_evidence(v: _Verification) -> str:
     expected = {f.path: (sha256_hex(f.data), f.origin) for f in evidence}
     del evidence
     found = sorted((p for p in contents.digests if p.startswith("evidence/") and p != INDEX), key=utf8_key)
-    problems = [f"{top}/{shown(p)}: not derived from any raw string of the bundled input" for p in found
-                if p not in expected]  # fmt: skip
+    problems = [
+        f"{top}/{shown(p)}: not derived from any raw string of the bundled input" for p in found if p not in expected
+    ]
     for path, (digest, origin) in expected.items():
         if path not in contents.digests:
             problems.append(f"{top}/{path}: missing; the bundled input holds {origin} as a string")
@@ -167,8 +174,14 @@ def check_identity(v: _Verification) -> str:
 
 
 CHECKS: tuple[Callable[[_Verification], str | None], ...] = (
-    check_stream, check_signature, check_layout, check_results, check_recomputed, check_evidence, check_identity,
-)  # fmt: skip
+    check_stream,
+    check_signature,
+    check_layout,
+    check_results,
+    check_recomputed,
+    check_evidence,
+    check_identity,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -226,9 +239,11 @@ class BundleReport:
         listed = ", ".join(self.identity_differences[:8])
         more = len(self.identity_differences) - 8
         listed += f" and {more} more" if more > 0 else ""
-        return (f"identity: identity.json DIFFERS from the current evaluator identity at {listed} "
-                "(reported, not an error: the result was recomputed here and matched)\n"
-                f"identity: closure layers {differing_layers(self.identity_differences)}")  # fmt: skip
+        return (
+            f"identity: identity.json DIFFERS from the current evaluator identity at {listed} "
+            "(reported, not an error: the result was recomputed here and matched)\n"
+            f"identity: closure layers {differing_layers(self.identity_differences)}"
+        )
 
     def _signature_line(self) -> str:
         if self.signature == "verified":
@@ -267,16 +282,25 @@ def _report(bundle_path: str, v: _Verification, checks: tuple[str, ...]) -> Bund
     evaluator = v.recorded["evaluator"]
     assert isinstance(evaluator, dict)  # load_results checked it
     return BundleReport(
-        bundle=bundle_path, bundle_sha256=contents.bundle_sha256, sums_sha256=contents.sums_sha256,
-        top=contents.top, input_member=bundled.member, input_sha256=bundled.sha256,
-        input_gzip_sha256=bundled.gzip_sha256, results_sha256=contents.digests["results.json"],
-        results_identity_digest=evaluator["identityDigest"], file_count=len(contents.digests),
+        bundle=bundle_path,
+        bundle_sha256=contents.bundle_sha256,
+        sums_sha256=contents.sums_sha256,
+        top=contents.top,
+        input_member=bundled.member,
+        input_sha256=bundled.sha256,
+        input_gzip_sha256=bundled.gzip_sha256,
+        results_sha256=contents.digests["results.json"],
+        results_identity_digest=evaluator["identityDigest"],
+        file_count=len(contents.digests),
         evidence_file_count=v.evidence_count + 1,
-        extra_file_count=sum(1 for p in contents.digests if p.startswith("extra/")), checks=checks,
+        extra_file_count=sum(1 for p in contents.digests if p.startswith("extra/")),
+        checks=checks,
         recorded_identity_digest=v.identity.get("identityDigest"),
-        current_identity_digest=v.current.get("identityDigest"), identity_differences=v.differences,
-        signature=v.signature, public_key=v.fingerprint,
-    )  # fmt: skip
+        current_identity_digest=v.current.get("identityDigest"),
+        identity_differences=v.differences,
+        signature=v.signature,
+        public_key=v.fingerprint,
+    )
 
 
 def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> BundleReport:

@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import os
 import stat
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ablation.bundle.keys import load_private_key
-from ablation.bundle.layout import INDEX, MAX_MEMBER_BYTES, SIGNATURE, SUMS, check_name, derive_evidence, top_folder
-from ablation.bundle.layout import utf8_key
+from ablation.bundle.layout import (
+    INDEX,
+    MAX_MEMBER_BYTES,
+    SIGNATURE,
+    SUMS,
+    check_name,
+    derive_evidence,
+    top_folder,
+    utf8_key,
+)
 from ablation.bundle.recompute import require_recomputed
 from ablation.bundle.sums import render_sums
 from ablation.bundle.tarformat import MAX_MTIME, bundle_bytes
@@ -42,8 +50,10 @@ def source_date_epoch(environ: Mapping[str, str]) -> int:
         return 0
     if not (value.isascii() and value.isdigit() and len(value) <= len(str(MAX_MTIME)) and int(value) <= MAX_MTIME):
         shown = value if len(value) <= 40 else f"{value[:40]}… ({len(value)} characters)"
-        msg = (f"SOURCE_DATE_EPOCH must be a decimal integer from 0 to {MAX_MTIME} (seconds since 1970, "
-               f"the range of the tar mtime field), got {shown!r}")  # fmt: skip
+        msg = (
+            f"SOURCE_DATE_EPOCH must be a decimal integer from 0 to {MAX_MTIME} (seconds since 1970, "
+            f"the range of the tar mtime field), got {shown!r}"
+        )
         raise UsageError(msg)
     return int(value)
 
@@ -103,8 +113,10 @@ def _folder_files(path: Path, given: str) -> list[tuple[str, Path]]:
 
 def _check_given(path: Path, given: str) -> None:
     if path.is_symlink():
-        msg = (f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
-               "(give the file or folder it points to)")  # fmt: skip
+        msg = (
+            f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
+            "(give the file or folder it points to)"
+        )
         raise UsageError(msg)
     if not path.exists():
         msg = f"--evidence {given!r} does not exist"
@@ -179,8 +191,9 @@ def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -
     return results, recorded
 
 
-def _contents(input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes,
-              identity: bytes) -> dict[str, bytes]:  # fmt: skip
+def _contents(
+    input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes, identity: bytes
+) -> dict[str, bytes]:
     """The bundle's files below the top folder, before ``extra/``, ``SHA256SUMS`` and the signature.
 
     Raises:
@@ -199,6 +212,26 @@ def _contents(input_member: str, as_given: bytes, loaded: LoadedInput, results: 
     return files
 
 
+def _recomputed_bundle(
+    loaded: LoadedInput, files: dict[str, bytes], mtime: int, results: bytes, recorded: dict[str, object], shown: str
+) -> bytes:
+    """The bundle's bytes, once ``results`` equals the recomputation of the input (IntegrityError otherwise).
+
+    The tar.gz is compressed while the input is evaluated (zlib releases the GIL).
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
+        require_recomputed(results, recorded, evaluate(loaded.data), shown)
+        return compressing.result()
+
+
+def _identity_bytes() -> bytes:
+    """``identity.json``: the current evaluator identity, canonical, with a final newline."""
+    from ablation.identity import evaluator_identity  # noqa: PLC0415 - measured only when archiving
+
+    return (dumps(evaluator_identity()) + "\n").encode()
+
+
 def create_bundle(
     *,
     input_path: str,
@@ -215,14 +248,12 @@ def create_bundle(
         warning says what could not be confirmed once the bundle was in place
         (:func:`ablation.output.write_exclusive`).
 
-    Steps: refuse an existing bundle; read the signing key and ``--evidence``
-    files; read the input (a ``.json.gz`` is decompressed; the bundle keeps the
-    file as given); the results file must be one (not JSON or the wrong shape
-    is a usage error), name the input's hashes, and equal the recomputation
-    byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
-    ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz
-    with exclusive create. The tar.gz is compressed in a second thread while
-    the input is evaluated, and written only once the recomputation matched.
+    Steps: refuse an existing bundle; read the signing key and ``--evidence`` files; read the
+    input (a ``.json.gz`` is decompressed; the bundle keeps the file as given); the results file
+    must be one (not JSON or the wrong shape is a usage error), name the input's hashes, and equal
+    the recomputation byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
+    ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz with exclusive
+    create. It is compressed while the input is evaluated, and written only once they matched.
 
     Args:
         input_path: the prepared input (``.json`` or ``.json.gz``).
@@ -243,8 +274,6 @@ def create_bundle(
 
     Side effects: reads the inputs; creates ``bundle_path``.
     """
-    from ablation.identity import evaluator_identity  # noqa: PLC0415 - measured only when archiving
-
     refuse_existing(bundle_path)
     mtime = source_date_epoch(os.environ if environ is None else environ)
     signer = load_private_key(sign_key_path) if sign_key_path is not None else None
@@ -254,16 +283,11 @@ def create_bundle(
     loaded = load_input(input_path)
     as_given = loaded.data if loaded.gzip_sha256 is None else _compressed_input(input_path, loaded.gzip_sha256)
     results, recorded = _recorded_results(results_path, loaded, f"input {input_path!r}")
-    files = _contents(f"input/{input_name}", as_given, loaded, results, (dumps(evaluator_identity()) + "\n").encode())
+    files = _contents(f"input/{input_name}", as_given, loaded, results, _identity_bytes())
     files.update(extras)
     files[SUMS] = render_sums(files)
     if signer is not None:
         files[SIGNATURE] = signer.sign(files[SUMS])
-    # Compress while the input is evaluated (zlib releases the GIL); the bytes are written only
-    # once the results file equals the recomputation.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
-        require_recomputed(results, recorded, evaluate(loaded.data), f"results file {results_path!r}")
-        data = compressing.result()
+    data = _recomputed_bundle(loaded, files, mtime, results, recorded, f"results file {results_path!r}")
     warning = write_exclusive(bundle_path, data)
     return sha256_hex(data), warning

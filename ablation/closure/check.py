@@ -89,6 +89,7 @@ class ClosureReport:
 
     @property
     def ok(self) -> bool:
+        """Whether the closure holds (no problems)."""
         return not self.problems
 
 

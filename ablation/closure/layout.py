@@ -33,14 +33,14 @@ from pathlib import Path
 __all__ = [
     "LOCAL_FILES",
     "Layout",
-    "current_layout",
-    "loaded_files",
     "TreeEntry",
+    "current_layout",
+    "list_files",
+    "loaded_files",
     "mapped_executables",
     "normalized_sha256",
     "read_maps",
     "sha256_file",
-    "list_files",
     "walk_tree",
 ]
 

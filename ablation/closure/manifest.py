@@ -202,7 +202,7 @@ def read_manifest(path: Path, name: str) -> Manifest:
             for e in entries
         ):
             raise _fail(name, f"has a malformed {layer} layer")
-        layers[layer] = {path: sha for path, sha in entries}
+        layers[layer] = dict(entries)
     local_entries = document.get("local")
     if not isinstance(local_entries, list) or not all(
         isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and e[1] in LAYERS and _is_hex(e[2])

@@ -117,9 +117,12 @@ def _compile(site: Path, sources: list[str]) -> list[str]:
         cached = Path(importlib.util.cache_from_source(str(source)))
         try:
             py_compile.compile(
-                str(source), cfile=str(cached), dfile=relative, doraise=True,
+                str(source),
+                cfile=str(cached),
+                dfile=relative,
+                doraise=True,
                 invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
-            )  # fmt: skip
+            )
         except py_compile.PyCompileError as error:
             raise IntegrityError(f"closure: {relative} does not compile ({error.exc_type_name})") from None
         written.append(cached.relative_to(site).as_posix())
@@ -147,13 +150,13 @@ def _site_layers(
         if entry.kind != "file":
             msg = f"closure: site-packages/{relative} is a {entry.kind}, which a sealed environment may not hold"
             raise IntegrityError(msg)
-        layer = owner.get(relative)
-        if layer is None:
+        owning = owner.get(relative)
+        if owning is None:
             pth = relative.endswith(".pth")
             kind = "a .pth file, which runs code at every start" if pth else "owned by no runtime distribution"
             raise IntegrityError(f"closure: site-packages/{relative} is {kind}; remove it and seal again")
         local = relative.rsplit("/", 1)[-1] in _LOCATION_DEPENDENT and ".dist-info/" in relative
-        layers[layer][relative] = None if local else entry.sha256
+        layers[owning][relative] = None if local else entry.sha256
     return layers
 
 

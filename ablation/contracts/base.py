@@ -6,6 +6,7 @@ Spec: SPEC.md §2.5 (message form), §4.0 (``Closed``, ≡, consequences), §9.3
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeGuard
 
 from ablation.errors import InputRejected, RejectedInput
 from ablation.strictjson import child
@@ -47,7 +48,7 @@ def same(a: object, b: object) -> bool:
     return type(a) is type(b) and not isinstance(a, dict | list) and a == b
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """``Int``: a JSON integer, never a boolean (SPEC §9.3)."""
     return type(value) is int
 
@@ -101,11 +102,6 @@ class Reporter:
             return True
         self.fail(rule, where, f"an object with exactly the members {', '.join(req)}", problem)
         return False
-
-    @property
-    def failed(self) -> bool:
-        """Whether any violation has been recorded (collect mode)."""
-        return bool(self.violations)
 
     def finish(self) -> None:
         """Raise :class:`RejectedInput` when violations were collected."""

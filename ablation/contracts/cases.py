@@ -16,9 +16,18 @@ __all__ = ["CaseRecord", "RepositoryRef", "question_id", "target_basis_digest", 
 
 MIN_CASES_PER_REPOSITORY = 10
 _MEMBERS = (
-    "id", "repositoryId", "repositoryCommit", "sourceListArtifactSha256", "question", "questionId",
-    "intentSignature", "targetBasisDigest", "maxItems", "truth", "structuralEvidence",
-)  # fmt: skip
+    "id",
+    "repositoryId",
+    "repositoryCommit",
+    "sourceListArtifactSha256",
+    "question",
+    "questionId",
+    "intentSignature",
+    "targetBasisDigest",
+    "maxItems",
+    "truth",
+    "structuralEvidence",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +81,7 @@ def question_id(repository_id: str, intent_signature: str, basis: str) -> str:
     )
 
 
-def validate_cases(  # noqa: C901, PLR0912, PLR0915
-    cases: object, repositories: Sequence[RepositoryRef], rep: Reporter
-) -> list[CaseRecord] | None:
+def validate_cases(cases: object, repositories: Sequence[RepositoryRef], rep: Reporter) -> list[CaseRecord] | None:
     """Validate ``/cases`` against the validated repositories.
 
     Args:
@@ -116,22 +123,34 @@ def validate_cases(  # noqa: C901, PLR0912, PLR0915
         if not question_ok:
             rep.fail("CASE-5", child(w, "question"), "a normalized NBText(4000)", show(question))
         if not same(case["repositoryCommit"], repo.commit):
-            rep.fail("CASE-6", child(w, "repositoryCommit"), f"the repository commit {repo.commit!r}",
-                     show(case["repositoryCommit"]))  # fmt: skip
+            rep.fail(
+                "CASE-6",
+                child(w, "repositoryCommit"),
+                f"the repository commit {repo.commit!r}",
+                show(case["repositoryCommit"]),
+            )
         if not same(case["sourceListArtifactSha256"], repo.raw_sha256):
-            rep.fail("CASE-7", child(w, "sourceListArtifactSha256"), f"the repository's rawSha256 {repo.raw_sha256}",
-                     show(case["sourceListArtifactSha256"]))  # fmt: skip
+            rep.fail(
+                "CASE-7",
+                child(w, "sourceListArtifactSha256"),
+                f"the repository's rawSha256 {repo.raw_sha256}",
+                show(case["sourceListArtifactSha256"]),
+            )
         max_items = case["maxItems"]
         if not is_int(max_items) or not 1 <= max_items <= repo.item_count:
-            rep.fail("CASE-8", child(w, "maxItems"), f"an integer from 1 to {repo.item_count} (the item count)",
-                     show(max_items))  # fmt: skip
+            rep.fail(
+                "CASE-8",
+                child(w, "maxItems"),
+                f"an integer from 1 to {repo.item_count} (the item count)",
+                show(max_items),
+            )
         truth = case["truth"]
         truth_ok = isinstance(truth, list) and bool(truth)
         if not truth_ok:
             rep.fail("CASE-9", child(w, "truth"), "an array with at least one path", show(truth))
         else:
             seen: set[str] = set()
-            for k, path in enumerate(truth):  # type: ignore[arg-type]
+            for k, path in enumerate(truth):
                 if type(path) is not str or path not in repo.item_paths:
                     rep.fail("CASE-10", f"{w}/truth/{k}", "the path of an item of the repository", show(path))
                     truth_ok = False
@@ -142,20 +161,25 @@ def validate_cases(  # noqa: C901, PLR0912, PLR0915
                     seen.add(path)
         if not question_ok:
             continue
-        tokens = identity_tokens(question)  # type: ignore[arg-type]
+        tokens = identity_tokens(question)
         if not tokens:
             rep.fail("CASE-11", child(w, "question"), "at least one identity token", "none")
             continue
         intent = canonical_digest(tokens)
         if not same(case["intentSignature"], intent):
-            rep.fail("CASE-12", child(w, "intentSignature"), f"D(identity tokens) = {intent}",
-                     show(case["intentSignature"]))  # fmt: skip
+            rep.fail(
+                "CASE-12", child(w, "intentSignature"), f"D(identity tokens) = {intent}", show(case["intentSignature"])
+            )
         if not truth_ok:
             continue
-        basis = target_basis_digest(repo.commit, repo.raw_sha256, truth)  # type: ignore[arg-type]
+        basis = target_basis_digest(repo.commit, repo.raw_sha256, truth)
         if not same(case["targetBasisDigest"], basis):
-            rep.fail("CASE-13", child(w, "targetBasisDigest"), f"the recomputed target basis {basis}",
-                     show(case["targetBasisDigest"]))  # fmt: skip
+            rep.fail(
+                "CASE-13",
+                child(w, "targetBasisDigest"),
+                f"the recomputed target basis {basis}",
+                show(case["targetBasisDigest"]),
+            )
         qid = question_id(repo.id, intent, basis)
         if not same(case["questionId"], qid):
             rep.fail("CASE-14", child(w, "questionId"), f"the recomputed {qid}", show(case["questionId"]))
@@ -163,12 +187,21 @@ def validate_cases(  # noqa: C901, PLR0912, PLR0915
             continue
         records.append(
             CaseRecord(
-                index=c, id=case_id, repository_index=r, repository_id=repo.id, repository_commit=repo.commit,
-                source_list_artifact_sha256=repo.raw_sha256, question=question, question_id=qid,  # type: ignore[arg-type]
-                intent_signature=intent, target_basis_digest=basis, max_items=max_items,  # type: ignore[arg-type]
-                truth=tuple(truth), bundle=case["structuralEvidence"],  # type: ignore[arg-type]
+                index=c,
+                id=case_id,
+                repository_index=r,
+                repository_id=repo.id,
+                repository_commit=repo.commit,
+                source_list_artifact_sha256=repo.raw_sha256,
+                question=question,
+                question_id=qid,
+                intent_signature=intent,
+                target_basis_digest=basis,
+                max_items=max_items,
+                truth=tuple(truth),
+                bundle=case["structuralEvidence"],
             )
-        )  # fmt: skip
+        )
     _check_uniqueness(records, rep)
     counts = [0] * len(repositories)
     for record in records:
@@ -176,8 +209,12 @@ def validate_cases(  # noqa: C901, PLR0912, PLR0915
     if len(rep.violations) == start:
         for r, repo in enumerate(repositories):
             if counts[r] < MIN_CASES_PER_REPOSITORY:
-                rep.fail("CASE-19", f"/repositories/{r}", f"at least {MIN_CASES_PER_REPOSITORY} cases for {repo.id!r}",
-                         f"{counts[r]} cases")  # fmt: skip
+                rep.fail(
+                    "CASE-19",
+                    f"/repositories/{r}",
+                    f"at least {MIN_CASES_PER_REPOSITORY} cases for {repo.id!r}",
+                    f"{counts[r]} cases",
+                )
     if len(rep.violations) != start:
         return None
     return records
@@ -193,15 +230,25 @@ def _check_uniqueness(records: list[CaseRecord], rep: Reporter) -> None:
         w = f"/cases/{record.index}"
         first = intents.setdefault((record.repository_index, record.intent_signature), record.index)
         if first != record.index:
-            rep.fail("CASE-15", child(w, "intentSignature"), f"an intent signature unique in {record.repository_id!r}",
-                     f"the same as /cases/{first}")  # fmt: skip
+            rep.fail(
+                "CASE-15",
+                child(w, "intentSignature"),
+                f"an intent signature unique in {record.repository_id!r}",
+                f"the same as /cases/{first}",
+            )
         first = bases.setdefault((record.repository_index, record.target_basis_digest), record.index)
         if first != record.index:
-            rep.fail("CASE-16", child(w, "targetBasisDigest"), f"a truth set unique in {record.repository_id!r}",
-                     f"the same as /cases/{first}")  # fmt: skip
+            rep.fail(
+                "CASE-16",
+                child(w, "targetBasisDigest"),
+                f"a truth set unique in {record.repository_id!r}",
+                f"the same as /cases/{first}",
+            )
         index = ids.setdefault(record.id, record.index)
         if index != record.index:
             rep.fail("CASE-17", child(w, "id"), "a case id unique in the input", f"the id of /cases/{index}")
         first = qids.setdefault(record.question_id, record.index)
         if first != record.index:
-            rep.fail("CASE-18", child(w, "questionId"), "a question id unique in the input", f"the same as /cases/{first}")
+            rep.fail(
+                "CASE-18", child(w, "questionId"), "a question id unique in the input", f"the same as /cases/{first}"
+            )

@@ -199,9 +199,9 @@ def check_observation(
         )
     return CheckedObservation(
         observation_digest=digest,
-        raw_request_sha256=raw["requestSha256"],  # type: ignore[arg-type]
-        raw_receipt_sha256=raw["receiptSha256"],  # type: ignore[arg-type]
-        transcript_sha256=raw["transcriptSha256"],  # type: ignore[arg-type]
+        raw_request_sha256=raw["requestSha256"],  # type: ignore[arg-type]  # a Digest, checked by _check_raw (OBS-21 …)
+        raw_receipt_sha256=raw["receiptSha256"],  # type: ignore[arg-type]  # a Digest, checked by _check_raw (OBS-21 …)
+        transcript_sha256=raw["transcriptSha256"],  # type: ignore[arg-type]  # a Digest, checked by _check_raw (OBS-21 …)
         receipt_text_bytes=receipt_text_bytes,
     )
 
@@ -389,7 +389,7 @@ def _check_raw(raw: dict[str, object], obs: dict[str, object], checked: CheckedR
         )
     stdout = raw["stdout"]
     reuse = raw["receiptSha256"] if isinstance(stdout, str) and stdout == receipt_text else None
-    _check_text("OBS-27", raw, "stdout", where, digest=reuse)  # type: ignore[arg-type]
+    _check_text("OBS-27", raw, "stdout", where, digest=reuse)  # type: ignore[arg-type]  # receiptSha256: a Digest (checked by _check_text for receiptJson)
     stderr, _ = _check_text("OBS-28", raw, "stderr", where, may_be_empty=True)
     if stdout != receipt_text:
         fail("OBS-29", child(where, "stdout"), "exactly receiptJson", f"{show(stdout)} (differs from receiptJson)")

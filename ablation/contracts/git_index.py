@@ -65,7 +65,7 @@ def _whole_buffer_records(decoded: bytes) -> list[tuple[str, str, str, str]] | N
 
 def _checked_records(decoded: bytes, where: str, rep: Reporter) -> list[tuple[str, str, str, str]] | None:
     """Record by record (GIT-6, GIT-7, GIT-8), reporting the first malformed one."""
-    fields = []
+    fields: list[tuple[str, str, str, str]] = []
     for k, raw in enumerate(decoded[:-1].split(b"\x00")):
         if not raw:
             rep.fail("GIT-6", where, "no empty NUL-separated record", f"an empty record at index {k}")
@@ -79,7 +79,7 @@ def _checked_records(decoded: bytes, where: str, rep: Reporter) -> list[tuple[st
         if m is None:
             rep.fail("GIT-8", where, "'<6 digits> <hex oid> <stage 0-3>\\t<path>'", f"record {k}: {record[:60]!r}")
             return None
-        fields.append(m.groups())  # type: ignore[arg-type]
+        fields.append(m.groups())  # type: ignore[arg-type]  # _RECORD has exactly four groups, none optional
     return fields
 
 
@@ -175,18 +175,21 @@ def validate_git_evidence(
         return None
     if len(entries) != universe.item_count:
         rep.fail(
-            "GIT-10", b64_where, f"{universe.item_count} tracked source paths (one per item)",
+            "GIT-10",
+            b64_where,
+            f"{universe.item_count} tracked source paths (one per item)",
             f"{len(entries)} tracked source paths",
-        )  # fmt: skip
+        )
         return None
     if entries == list(zip(universe.paths, universe.index_kinds, strict=True)):
         return len(entries), len(decoded)
     for k, entry in enumerate(entries):
         if entry.path != universe.paths[k] or entry.index_kind != universe.index_kinds[k]:
             rep.fail(
-                "GIT-11", b64_where,
+                "GIT-11",
+                b64_where,
                 f"tracked entry {k} = item {k} ({universe.paths[k]!r}, {universe.index_kinds[k]})",
                 f"({entry.path!r}, {entry.index_kind})",
-            )  # fmt: skip
+            )
             return None
     return len(entries), len(decoded)

@@ -18,9 +18,17 @@ __all__ = ["GIT_COMMAND", "PreparationObservation", "validate_preparation"]
 SCHEMA = "pi-context-packer.source_list_preparation_observation.v1"
 GIT_COMMAND = ("git", "-C", ".", "--literal-pathspecs", "ls-files", "--cached", "--stage", "-z", "--")
 _MEMBERS = (
-    "schema", "repositoryCommit", "rawArtifactSha256", "sourceListExecutable", "command",
-    "commandDigest", "exitCode", "targetState", "trackedPathInventory", "observationDigest",
-)  # fmt: skip
+    "schema",
+    "repositoryCommit",
+    "rawArtifactSha256",
+    "sourceListExecutable",
+    "command",
+    "commandDigest",
+    "exitCode",
+    "targetState",
+    "trackedPathInventory",
+    "observationDigest",
+)
 _EXECUTABLE = ("nodePath", "path", "revision", "artifactSha256")
 _TARGET_STATE = ("headBefore", "headAfter", "statusBefore", "statusAfter", "cleanBefore", "cleanAfter")
 _INVENTORY = ("command", "commandDigest", "stdoutBase64", "stdoutSha256", "exitCode")
@@ -45,10 +53,15 @@ class PreparationObservation:
     git_evidence_bytes: int
 
 
-def validate_preparation(  # noqa: C901, PLR0912
-    obs: object, where: str, *, commit: object, raw_sha256: object, universe: CandidateUniverse | None,
+def validate_preparation(
+    obs: object,
+    where: str,
+    *,
+    commit: object,
+    raw_sha256: object,
+    universe: CandidateUniverse | None,
     rep: Reporter,
-) -> PreparationObservation | None:  # fmt: skip
+) -> PreparationObservation | None:
     """Validate ``/repositories/{r}/sourceListPreparation``.
 
     Args:
@@ -76,14 +89,26 @@ def validate_preparation(  # noqa: C901, PLR0912
     body = {k: v for k, v in obs.items() if k != "observationDigest"}
     want = canonical_digest(body)
     if not same(obs["observationDigest"], want):
-        rep.fail("PREP-3", child(where, "observationDigest"), f"D(observation minus observationDigest) = {want}",
-                 show(obs["observationDigest"]))  # fmt: skip
+        rep.fail(
+            "PREP-3",
+            child(where, "observationDigest"),
+            f"D(observation minus observationDigest) = {want}",
+            show(obs["observationDigest"]),
+        )
     if not same(obs["repositoryCommit"], commit):
-        rep.fail("PREP-4", child(where, "repositoryCommit"), f"the repository commit {show(commit)}",
-                 show(obs["repositoryCommit"]))  # fmt: skip
+        rep.fail(
+            "PREP-4",
+            child(where, "repositoryCommit"),
+            f"the repository commit {show(commit)}",
+            show(obs["repositoryCommit"]),
+        )
     if not same(obs["rawArtifactSha256"], raw_sha256):
-        rep.fail("PREP-5", child(where, "rawArtifactSha256"), f"the artifact's rawSha256 {show(raw_sha256)}",
-                 show(obs["rawArtifactSha256"]))  # fmt: skip
+        rep.fail(
+            "PREP-5",
+            child(where, "rawArtifactSha256"),
+            f"the artifact's rawSha256 {show(raw_sha256)}",
+            show(obs["rawArtifactSha256"]),
+        )
     exe = obs["sourceListExecutable"]
     exe_where = child(where, "sourceListExecutable")
     exe_ok = rep.check_closed("PREP-6", exe, exe_where, _EXECUTABLE)
@@ -102,8 +127,11 @@ def validate_preparation(  # noqa: C901, PLR0912
     if exe_ok:
         assert isinstance(exe, dict)
         want_cmd = [exe["nodePath"], exe["path"], "--repo", ".", "--full-list", "--json"]
-        if not (isinstance(command, list) and len(command) == 6
-                and all(same(a, b) for a, b in zip(command, want_cmd, strict=True))):
+        if not (
+            isinstance(command, list)
+            and len(command) == 6
+            and all(same(a, b) for a, b in zip(command, want_cmd, strict=True))
+        ):
             rep.fail("PREP-11", child(where, "command"), f"the argv {want_cmd!r}", show(command))
     if not isinstance(command, list) or not same(obs["commandDigest"], _digest_or_none(command)):
         rep.fail("PREP-12", child(where, "commandDigest"), "D(command)", show(obs["commandDigest"]))
@@ -113,8 +141,14 @@ def validate_preparation(  # noqa: C901, PLR0912
     state_where = child(where, "targetState")
     if rep.check_closed("PREP-14", state, state_where, _TARGET_STATE):
         assert isinstance(state, dict)
-        for member, want_value in (("headBefore", commit), ("headAfter", commit), ("statusBefore", ""),
-                                   ("statusAfter", ""), ("cleanBefore", True), ("cleanAfter", True)):  # fmt: skip
+        for member, want_value in (
+            ("headBefore", commit),
+            ("headAfter", commit),
+            ("statusBefore", ""),
+            ("statusAfter", ""),
+            ("cleanBefore", True),
+            ("cleanAfter", True),
+        ):
             if not same(state[member], want_value):
                 rep.fail("PREP-14", child(state_where, member), show(want_value), show(state[member]))
     inventory = obs["trackedPathInventory"]
@@ -123,8 +157,11 @@ def validate_preparation(  # noqa: C901, PLR0912
     if rep.check_closed("PREP-15", inventory, inv_where, _INVENTORY):
         assert isinstance(inventory, dict)
         inv_cmd = inventory["command"]
-        if not (isinstance(inv_cmd, list) and len(inv_cmd) == len(GIT_COMMAND)
-                and all(same(a, b) for a, b in zip(inv_cmd, GIT_COMMAND, strict=True))):
+        if not (
+            isinstance(inv_cmd, list)
+            and len(inv_cmd) == len(GIT_COMMAND)
+            and all(same(a, b) for a, b in zip(inv_cmd, GIT_COMMAND, strict=True))
+        ):
             rep.fail("PREP-16", child(inv_where, "command"), f"the argv {list(GIT_COMMAND)!r}", show(inv_cmd))
         if not isinstance(inv_cmd, list) or not same(inventory["commandDigest"], _digest_or_none(inv_cmd)):
             rep.fail("PREP-17", child(inv_where, "commandDigest"), "D(command)", show(inventory["commandDigest"]))
@@ -135,7 +172,7 @@ def validate_preparation(  # noqa: C901, PLR0912
         return None
     assert isinstance(exe, dict)
     return PreparationObservation(
-        observation_digest=obs["observationDigest"],  # type: ignore[arg-type]
+        observation_digest=obs["observationDigest"],
         revision=exe["revision"],
         artifact_sha256=exe["artifactSha256"],
         tracked_path_count=git[0],

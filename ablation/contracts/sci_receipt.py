@@ -250,7 +250,7 @@ def _check_backend(value: object, where: str) -> tuple[dict[str, object], str]:
 def _check_range(value: object, where: str) -> None:
     """RCPT-21 on one ``identity/range`` (a fast path for the valid shape, messages on the slow one)."""
     if _RANGE.fits(value):
-        start, end = value["start"], value["end"]  # type: ignore[index]
+        start, end = value["start"], value["end"]  # type: ignore[index]  # _RANGE.fits: an object with these members
         if _POSITION.fits(start) and _POSITION.fits(end):
             a, b, c, d = start["line"], start["column"], end["line"], end["column"]
             if (
@@ -271,13 +271,13 @@ def _check_range(value: object, where: str) -> None:
         position = _POSITION.check("RCPT-21", rng[end_name], end_where)
         line, column = position["line"], position["column"]
         for name, v in (("line", line), ("column", column)):
-            if not is_int(v) or v < 0:  # type: ignore[operator]
+            if not is_int(v) or v < 0:
                 fail("RCPT-21", child(end_where, name), "an Int >= 0", show(v))
-        points.append((line, column))  # type: ignore[arg-type]
+        points.append((line, column))  # type: ignore[arg-type]  # both checked as Int above (fail raises)
     fail("RCPT-21", where, "end >= start (line, then column)", f"start {points[0]} and end {points[1]}")
 
 
-def _check_entry(  # noqa: C901, PLR0912 - one rule per branch, in numeric order
+def _check_entry(  # one rule per branch, in numeric order
     entry: object,
     where: str,
     operations: frozenset[object],
@@ -291,7 +291,7 @@ def _check_entry(  # noqa: C901, PLR0912 - one rule per branch, in numeric order
     """
     if not _ENTRY.fits(entry):
         _ENTRY.check("RCPT-18", entry, where)
-    e: dict[str, object] = entry  # type: ignore[assignment]
+    e: dict[str, object] = entry  # type: ignore[assignment]  # _ENTRY.check raises unless entry is an object
     identity = e["identity"]
     if type(identity) is not dict:
         fail("RCPT-19", f"{where}/identity", "an object with a kind", show(identity))
@@ -339,14 +339,14 @@ def _check_entry(  # noqa: C901, PLR0912 - one rule per branch, in numeric order
     provenance = e["provenance"]
     if not _PROVENANCE.fits(provenance):
         _PROVENANCE.check("RCPT-29", provenance, f"{where}/provenance")
-    if not same(provenance["backend"], backend_name):  # type: ignore[index]
-        fail("RCPT-29", f"{where}/provenance/backend", f"backend.name {backend_name!r}", show(provenance["backend"]))  # type: ignore[index]
-    if not same(provenance["workflow"], workflow):  # type: ignore[index]
+    if not same(provenance["backend"], backend_name):  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
+        fail("RCPT-29", f"{where}/provenance/backend", f"backend.name {backend_name!r}", show(provenance["backend"]))  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
+    if not same(provenance["workflow"], workflow):  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
         fail(
             "RCPT-29",
             f"{where}/provenance/workflow",
             f"producer.workflow {workflow!r}",
-            show(provenance["workflow"]),  # type: ignore[index]
+            show(provenance["workflow"]),  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
         )
     assert isinstance(path, str)  # SafePath
     return candidate_id, path, size
@@ -413,7 +413,7 @@ def _check_summary(r: dict[str, object], where: str, request: dict[str, object],
         )
     assert isinstance(returned, int)
     total = summary["totalObservedCount"]
-    if not is_int(total) or total < returned:  # type: ignore[operator]
+    if not is_int(total) or total < returned:
         fail(
             "RCPT-33", child(summary_where, "totalObservedCount"), f"an Int >= returnedCount ({returned})", show(total)
         )
@@ -444,7 +444,7 @@ def _check_summary(r: dict[str, object], where: str, request: dict[str, object],
         )
     _check_per_file(evidence, child(where, "evidence"), limits["maxCandidatesPerFile"])
     capped = summary["capped"]
-    expected = total > returned  # type: ignore[operator]
+    expected = total > returned
     if not same(capped, expected):
         fail(
             "RCPT-38",

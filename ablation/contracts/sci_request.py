@@ -210,10 +210,10 @@ def check_request(request: object, where: str) -> dict[str, object]:
     limits = _LIMITS.check("REQ-12", req["limits"], child(where, "limits"))
     for name, maximum in LIMIT_MAXIMA.items():
         value = limits[name]
-        if not is_int(value) or not 1 <= value <= maximum:  # type: ignore[operator]
+        if not is_int(value) or not 1 <= value <= maximum:
             fail("REQ-13", child(child(where, "limits"), name), f"an Int from 1 to {maximum}", show(value))
     per_file, overall = limits["maxCandidatesPerFile"], limits["maxCandidates"]
-    if per_file > overall:  # type: ignore[operator]
+    if per_file > overall:  # type: ignore[operator]  # both checked as Int by REQ-13 (fail raises)
         fail(
             "REQ-14",
             child(child(where, "limits"), "maxCandidatesPerFile"),

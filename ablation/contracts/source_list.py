@@ -28,27 +28,72 @@ MAX_RAW_BYTES = 16_777_216
 
 #: The default extension list of SL-10, in order.
 DEFAULT_EXTENSIONS = (
-    ".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
-    ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh",
-)  # fmt: skip
+    ".bash",
+    ".c",
+    ".cc",
+    ".cjs",
+    ".cpp",
+    ".cs",
+    ".go",
+    ".h",
+    ".hpp",
+    ".java",
+    ".js",
+    ".jsx",
+    ".kt",
+    ".lua",
+    ".mjs",
+    ".php",
+    ".py",
+    ".rb",
+    ".rs",
+    ".sh",
+    ".swift",
+    ".ts",
+    ".tsx",
+    ".zsh",
+)
 _EXTENSION_SET = frozenset(DEFAULT_EXTENSIONS)
 
 _PAYLOAD_MEMBERS = (
-    "contractVersion", "mode", "repository", "supportedExtensions", "totalCount", "returnedCount",
-    "page", "pageSize", "totalPages", "truncated", "items", "violationCount", "violations", "ok",
-)  # fmt: skip
+    "contractVersion",
+    "mode",
+    "repository",
+    "supportedExtensions",
+    "totalCount",
+    "returnedCount",
+    "page",
+    "pageSize",
+    "totalPages",
+    "truncated",
+    "items",
+    "violationCount",
+    "violations",
+    "ok",
+)
 _ITEM_MEMBERS = (
-    "path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary", "readWhen",
+    "path",
+    "indexKind",
+    "extension",
+    "worktreeKind",
+    "metadataStatus",
+    "summary",
+    "readWhen",
     "metadataError",
-)  # fmt: skip
+)
 _ITEM_MEMBER_SET = frozenset(_ITEM_MEMBERS)
 _INDEX_KINDS = frozenset({"regular", "symlink", "gitlink", "conflicted", "other"})
 _WORKTREE_KINDS = _INDEX_KINDS | {"directory", "missing", "indeterminate"}
 _STATUSES = frozenset({"present", "absent", "invalid", "unreadable", "not_applicable"})
 _INVALID_ERRORS = frozenset(
-    {"duplicate_summary", "invalid_summary", "invalid_read_when", "metadata_comment_too_large",
-     "unterminated_metadata_comment"}
-)  # fmt: skip
+    {
+        "duplicate_summary",
+        "invalid_summary",
+        "invalid_read_when",
+        "metadata_comment_too_large",
+        "unterminated_metadata_comment",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,12 +204,12 @@ def validate_source_list_artifact(artifact: object, where: str, rep: Reporter) -
         raw_json=raw,
         raw_sha256=actual,
         raw_bytes=len(raw_bytes),
-        contract_version=payload["contractVersion"],  # type: ignore[index]
+        contract_version=payload["contractVersion"],  # type: ignore[index]  # a validated payload is an object
         universe=universe,
     )
 
 
-def _validate_payload(payload: object, raw_where: str, rep: Reporter) -> CandidateUniverse | None:  # noqa: C901
+def _validate_payload(payload: object, raw_where: str, rep: Reporter) -> CandidateUniverse | None:
     """SL-5 … SL-37 on the parsed payload; returns the universe or ``None``."""
     p = f"{raw_where} -> "
     if not rep.check_closed("SL-5", payload, p + '""', _PAYLOAD_MEMBERS):
@@ -180,8 +225,11 @@ def _validate_payload(payload: object, raw_where: str, rep: Reporter) -> Candida
         if not same(payload[member], want):
             rep.fail(rule, p + "/" + member, show(want), show(payload[member]))
     exts = payload["supportedExtensions"]
-    if not (isinstance(exts, list) and len(exts) == len(DEFAULT_EXTENSIONS)
-            and all(same(a, b) for a, b in zip(exts, DEFAULT_EXTENSIONS, strict=True))):
+    if not (
+        isinstance(exts, list)
+        and len(exts) == len(DEFAULT_EXTENSIONS)
+        and all(same(a, b) for a, b in zip(exts, DEFAULT_EXTENSIONS, strict=True))
+    ):
         rep.fail("SL-10", p + "/supportedExtensions", "the 24 default extensions in order", show(exts))
     items = payload["items"]
     if not isinstance(items, list):
@@ -210,7 +258,7 @@ def _validate_payload(payload: object, raw_where: str, rep: Reporter) -> Candida
     return universe
 
 
-def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniverse | None:  # noqa: C901, PLR0912, PLR0915
+def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniverse | None:
     """SL-12 … SL-31 item by item, in numeric rule order within an item."""
     paths: list[str] = []
     kinds: list[str] = []
@@ -226,8 +274,8 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
         path, index_kind, extension, worktree, status, summary, read_when, error = _members(item)
         plain = _plain_item(path, index_kind, extension, worktree, status, summary, read_when, error, previous)
         if plain is not None:  # the common cases, checked in one pass
-            previous = path  # type: ignore[assignment]
-            paths.append(path)  # type: ignore[arg-type]
+            previous = path
+            paths.append(path)
             kinds.append("regular")
             texts.append(plain or None)
             present += plain != ""
@@ -241,21 +289,34 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
         if type(worktree) is not str or worktree not in _WORKTREE_KINDS:
             rep.fail("SL-15", w + "/worktreeKind", "a worktree kind", show(worktree))
         if path_ok:
-            want_ext = extname(path).lower()  # type: ignore[arg-type]
+            want_ext = extname(path).lower()
             if not same(extension, want_ext) or want_ext not in _EXTENSION_SET:
                 rep.fail(
-                    "SL-16", w + "/extension",
-                    f"lower(extname(path)) = {want_ext!r}, one of the default extensions", show(extension),
-                )  # fmt: skip
+                    "SL-16",
+                    w + "/extension",
+                    f"lower(extname(path)) = {want_ext!r}, one of the default extensions",
+                    show(extension),
+                )
         if type(status) is not str or status not in _STATUSES:
-            rep.fail("SL-17", w + "/metadataStatus", "one of present, absent, invalid, unreadable, not_applicable", show(status))
+            rep.fail(
+                "SL-17",
+                w + "/metadataStatus",
+                "one of present, absent, invalid, unreadable, not_applicable",
+                show(status),
+            )
         elif status == "present":
             present += 1
             if not same(index_kind, "regular") or not same(worktree, "regular"):
-                rep.fail("SL-18", w, "indexKind and worktreeKind regular for present metadata",
-                         f"{show(index_kind)}, {show(worktree)}")  # fmt: skip
+                rep.fail(
+                    "SL-18",
+                    w,
+                    "indexKind and worktreeKind regular for present metadata",
+                    f"{show(index_kind)}, {show(worktree)}",
+                )
             if not is_meta_scalar(summary):
-                rep.fail("SL-19", w + "/summary", "a MetaScalar (normalized nonblank text of at most 240)", show(summary))
+                rep.fail(
+                    "SL-19", w + "/summary", "a MetaScalar (normalized nonblank text of at most 240)", show(summary)
+                )
             if not isinstance(read_when, list) or len(read_when) > 5:
                 rep.fail("SL-20", w + "/readWhen", "an array of at most 5 MetaScalars", show(read_when))
             else:
@@ -277,8 +338,12 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
                 if not same(index_kind, "regular"):
                     rep.fail("SL-26", w + "/indexKind", "'regular'", show(index_kind))
                 if same(worktree, "regular") or not is_nbtext(error, 512):
-                    rep.fail("SL-27", w, "worktreeKind not regular and metadataError an NBText(512)",
-                             f"{show(worktree)}, {show(error)}")  # fmt: skip
+                    rep.fail(
+                        "SL-27",
+                        w,
+                        "worktreeKind not regular and metadataError an NBText(512)",
+                        f"{show(worktree)}, {show(error)}",
+                    )
             else:  # not_applicable
                 if same(index_kind, "regular"):
                     rep.fail("SL-28", w + "/indexKind", "an index kind other than regular", show(index_kind))
@@ -287,15 +352,15 @@ def _validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUniv
                 if error is not None:
                     rep.fail("SL-30", w + "/metadataError", "null", show(error))
         if path_ok:
-            if previous is not None and not previous < path:  # type: ignore[operator]
+            if previous is not None and not previous < path:
                 rep.fail("SL-31", w + "/path", f"a path after {previous!r} in UTF-8 order (unique)", show(path))
-            previous = path  # type: ignore[assignment]
+            previous = path
         else:
             previous = None
-        paths.append(path)  # type: ignore[arg-type]
-        kinds.append(index_kind)  # type: ignore[arg-type]
+        paths.append(path)
+        kinds.append(index_kind)
         if status == "present" and isinstance(read_when, list) and isinstance(summary, str):
-            texts.append(" ".join([summary, *read_when]) if read_when else summary)  # type: ignore[list-item]
+            texts.append(" ".join([summary, *read_when]) if read_when else summary)
         else:
             texts.append(None)
     if len(rep.violations) != start:
@@ -316,10 +381,17 @@ _MAX_PATH_BYTES = 4096
 _members = operator.itemgetter(*_ITEM_MEMBERS)
 
 
-def _plain_item(  # noqa: PLR0913 - the eight members of one item
-    path: object, index_kind: object, extension: object, worktree: object, status: object, summary: object,
-    read_when: object, error: object, previous: str | None,
-) -> str | None:  # fmt: skip
+def _plain_item(  # the eight members of one item
+    path: object,
+    index_kind: object,
+    extension: object,
+    worktree: object,
+    status: object,
+    summary: object,
+    read_when: object,
+    error: object,
+    previous: str | None,
+) -> str | None:
     """Fast path for the common items: a regular item with an ASCII path, ``present`` or ``absent``.
 
     Returns the item's metadata text (``""`` for ``absent``) when the item
@@ -346,20 +418,29 @@ def _plain_item(  # noqa: PLR0913 - the eight members of one item
         status != "present"
         or not is_meta_scalar(summary)
         or type(read_when) is not list
-        or len(read_when) > 5  # noqa: PLR2004 - SL-20
+        or len(read_when) > 5  # SL-20
         or not all(is_meta_scalar(hint) for hint in read_when)
     ):
         return None
-    return " ".join([summary, *read_when]) if read_when else summary  # type: ignore[list-item,return-value]
+    return " ".join([summary, *read_when]) if read_when else summary  # type: ignore[list-item,return-value]  # is_meta_scalar: strings
 
 
 def _kinds_and_error(
-    rep: Reporter, w: str, rule: str, index_kind: object, worktree: object, error: object,
+    rep: Reporter,
+    w: str,
+    rule: str,
+    index_kind: object,
+    worktree: object,
+    error: object,
     allowed_errors: frozenset[str] | None,
-) -> None:  # fmt: skip
+) -> None:
     """SL-24 / SL-25: regular kinds and a null (absent) or enumerated (invalid) error."""
     error_ok = error is None if allowed_errors is None else type(error) is str and error in allowed_errors
     if not same(index_kind, "regular") or not same(worktree, "regular") or not error_ok:
         want = "null" if allowed_errors is None else "one of " + ", ".join(sorted(allowed_errors))
-        rep.fail(rule, w, f"indexKind and worktreeKind regular, metadataError {want}",
-                 f"{show(index_kind)}, {show(worktree)}, {show(error)}")  # fmt: skip
+        rep.fail(
+            rule,
+            w,
+            f"indexKind and worktreeKind regular, metadataError {want}",
+            f"{show(index_kind)}, {show(worktree)}, {show(error)}",
+        )

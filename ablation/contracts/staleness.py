@@ -45,13 +45,18 @@ def _path_list(rep: Reporter, rule: str, value: object, where: str) -> list[str]
             rep.fail("STALE-7", f"{where}/{k}", f"a path after {previous!r} in UTF-8 order (unique)", show(path))
             ok = False
         previous = path
-    return value if ok else None  # type: ignore[return-value]
+    return value if ok else None
 
 
 def validate_staleness(
-    sample: object, where: str, *, commit: object, raw_sha256: object, universe: CandidateUniverse | None,
+    sample: object,
+    where: str,
+    *,
+    commit: object,
+    raw_sha256: object,
+    universe: CandidateUniverse | None,
     rep: Reporter,
-) -> StalenessSample | None:  # fmt: skip
+) -> StalenessSample | None:
     """Validate ``/repositories/{r}/metadataStalenessSample``.
 
     Args:
@@ -74,8 +79,12 @@ def validate_staleness(
     if not same(sample["commit"], commit):
         rep.fail("STALE-2", child(where, "commit"), f"the repository commit {show(commit)}", show(sample["commit"]))
     if not same(sample["rawArtifactSha256"], raw_sha256):
-        rep.fail("STALE-3", child(where, "rawArtifactSha256"), f"the artifact's rawSha256 {show(raw_sha256)}",
-                 show(sample["rawArtifactSha256"]))  # fmt: skip
+        rep.fail(
+            "STALE-3",
+            child(where, "rawArtifactSha256"),
+            f"the artifact's rawSha256 {show(raw_sha256)}",
+            show(sample["rawArtifactSha256"]),
+        )
     method = sample["method"]
     if not is_nbtext(method, 2000) or not is_normalized(method):
         rep.fail("STALE-4", child(where, "method"), "a normalized NBText(2000)", show(method))
@@ -88,8 +97,7 @@ def validate_staleness(
             present = {p for p, t in zip(universe.paths, universe.metadata_texts, strict=True) if t is not None}
             for k, path in enumerate(sampled):
                 if path not in present:
-                    rep.fail("STALE-9", f"{where}/sampledPaths/{k}", "the path of a metadata-present item",
-                             show(path))  # fmt: skip
+                    rep.fail("STALE-9", f"{where}/sampledPaths/{k}", "the path of a metadata-present item", show(path))
     if stale is not None and sampled is not None:
         sampled_set = set(sampled)
         for k, path in enumerate(stale):
@@ -101,15 +109,19 @@ def validate_staleness(
     except TypeError:
         want = None
     if want is None or not same(sample["sampleDigest"], want):
-        rep.fail("STALE-11", child(where, "sampleDigest"), f"D(sample minus sampleDigest) = {want}",
-                 show(sample["sampleDigest"]))  # fmt: skip
+        rep.fail(
+            "STALE-11",
+            child(where, "sampleDigest"),
+            f"D(sample minus sampleDigest) = {want}",
+            show(sample["sampleDigest"]),
+        )
     if len(rep.violations) != start or sampled is None or stale is None:
         return None
     return StalenessSample(
-        commit=sample["commit"],  # type: ignore[arg-type]
-        raw_artifact_sha256=sample["rawArtifactSha256"],  # type: ignore[arg-type]
-        sample_digest=sample["sampleDigest"],  # type: ignore[arg-type]
-        method=method,  # type: ignore[arg-type]
+        commit=sample["commit"],
+        raw_artifact_sha256=sample["rawArtifactSha256"],
+        sample_digest=sample["sampleDigest"],
+        method=method,
         sampled_paths=tuple(sampled),
         stale_paths=tuple(stale),
     )

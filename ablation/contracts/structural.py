@@ -108,7 +108,8 @@ class StructuralEvidence:
 
 
 def check_bundle_members(bundle: object) -> dict[str, object]:
-    """SB-1: the bundle is ``Closed{expectedRequest, expectedRequestDigest, expectedProvenance, receipt, executionObservation}``.
+    """SB-1: the bundle is ``Closed{expectedRequest, expectedRequestDigest, expectedProvenance, receipt,
+    executionObservation}``.
 
     Raises:
         BundleInvalid: SB-1 (``null``, an array or any non-object fails too).
@@ -268,19 +269,19 @@ def path_statistics(evidence: list[dict[str, dict[str, object]]]) -> Mapping[str
     for entry in evidence:
         identity = entry["identity"]
         path = identity["path"]
-        row = rows.get(path)  # type: ignore[call-overload]
+        row = rows.get(path)  # type: ignore[call-overload]  # a receipt validated by sci_receipt: paths are str
         if row is None:
-            row = rows[path] = [0, 0, 0, 0, 0, 0, 0]  # type: ignore[index]
+            row = rows[path] = [0, 0, 0, 0, 0, 0, 0]  # type: ignore[index]  # a receipt validated by sci_receipt: paths are str
         row[0] += 1
         kind = identity["kind"]
-        row[_KIND_COLUMN[kind]] += 1  # type: ignore[index]
+        row[_KIND_COLUMN[kind]] += 1  # type: ignore[index]  # a validated receipt: kind is one of _KIND_COLUMN
         if kind == "graph_edge":
             related = identity["relatedPath"]
-            related_row = rows.get(related)  # type: ignore[call-overload]
+            related_row = rows.get(related)  # type: ignore[call-overload]  # a validated receipt: relatedPath is str
             if related_row is None:
-                related_row = rows[related] = [0, 0, 0, 0, 0, 0, 0]  # type: ignore[index]
+                related_row = rows[related] = [0, 0, 0, 0, 0, 0, 0]  # type: ignore[index]  # a validated receipt: relatedPath is str
             related_row[1] += 1
-    return MappingProxyType({path: tuple(rows[path]) for path in sorted(rows)})  # type: ignore[misc]
+    return MappingProxyType({path: tuple(rows[path]) for path in sorted(rows)})  # type: ignore[misc]  # a validated receipt: paths are str
 
 
 def validate_bundle(
@@ -327,16 +328,16 @@ def validate_bundle(
     )
     observation = check_observation(b["executionObservation"], checked, repository_commit=repository_commit)
     evidence = checked.receipt["evidence"]
-    check_evidence_paths(evidence, item_paths)  # type: ignore[arg-type]
+    check_evidence_paths(evidence, item_paths)  # type: ignore[arg-type]  # a validated receipt: evidence is a list of objects
     receipt = checked.receipt
     return StructuralEvidence(
-        receipt_digest=receipt["receiptDigest"],  # type: ignore[arg-type]
-        request_digest=receipt["requestDigest"],  # type: ignore[arg-type]
+        receipt_digest=receipt["receiptDigest"],  # type: ignore[arg-type]  # a validated receipt: a digest string
+        request_digest=receipt["requestDigest"],  # type: ignore[arg-type]  # a validated receipt: a digest string
         execution_observation_digest=observation.observation_digest,
         raw_request_sha256=observation.raw_request_sha256,
         raw_receipt_sha256=observation.raw_receipt_sha256,
         transcript_sha256=observation.transcript_sha256,
         candidate_ids=tuple(sorted(checked.candidate_ids)),
-        path_statistics=path_statistics(evidence),  # type: ignore[arg-type]
+        path_statistics=path_statistics(evidence),  # type: ignore[arg-type]  # a validated receipt: evidence is a list of objects
         receipt_text_bytes=observation.receipt_text_bytes,
     )
