@@ -244,60 +244,60 @@ def _g3(x: _Inputs) -> dict[str, object]:
 _EMPTY_POPULATION = "No repository reaches 60% coverage, so the source_list population is empty."
 
 
-def _g4a(x: _Inputs) -> dict[str, object]:
-    """G4a — equal-repository precision of source_list minus paths >= 1/10."""
+Judgement = Callable[[Fraction, Fraction], tuple[str, Fraction | None]]  # (paths, source_list) -> (status, value)
+
+
+def _g4(
+    x: _Inputs, part: tuple[str, str, int, str], judge: Judgement, basis: str, threshold: Fraction | None
+) -> dict[str, object]:
+    """One part of G4 on the paths ∩ source_list population: ``part`` is ``(id, name, rate index, value key)``;
+    the index picks precision (0), unnecessary (1) or omissions (2) per case; no repository: not demonstrated."""
+    gate_id, name, index, key = part
     t = x.treatment
     if t.paths is None or t.source_list is None:
-        measured = {"population": t.population, "paths": None, "sourceList": None, "delta": None}
-        return _gate("G4a", "precision_delta", "not_demonstrated", True, measured, _EMPTY_POPULATION)
-    delta = t.source_list[0] - t.paths[0]
+        measured: dict[str, object] = {"population": t.population, "paths": None, "sourceList": None, key: None}
+        return _gate(gate_id, name, "not_demonstrated", True, measured, _EMPTY_POPULATION)
+    status, value = judge(t.paths[index], t.source_list[index])
     measured = {
         "population": t.population,
-        "paths": quantity(t.paths[0]),
-        "sourceList": quantity(t.source_list[0]),
-        "delta": quantity(delta),
-        "threshold": quantity(PRECISION_THRESHOLD),
+        "paths": quantity(t.paths[index]),
+        "sourceList": quantity(t.source_list[index]),
+        key: quantity(value),
     }
+    if threshold is not None:
+        measured["threshold"] = quantity(threshold)
+    return _gate(gate_id, name, status, True, measured, basis)
+
+
+def _precision_delta(paths: Fraction, source_list: Fraction) -> tuple[str, Fraction | None]:
+    delta = source_list - paths
+    return ("pass" if delta >= PRECISION_THRESHOLD else "fail"), delta
+
+
+def _omission_delta(paths: Fraction, source_list: Fraction) -> tuple[str, Fraction | None]:
+    delta = source_list - paths
+    return ("pass" if delta <= 0 else "fail"), delta
+
+
+def _g4a(x: _Inputs) -> dict[str, object]:
+    """G4a — equal-repository precision of source_list minus paths >= 1/10."""
     basis = "Equal-repository macro precision of source_list minus paths must be at least 1/10."
-    return _gate("G4a", "precision_delta", "pass" if delta >= PRECISION_THRESHOLD else "fail", True, measured, basis)
+    return _g4(x, ("G4a", "precision_delta", 0, "delta"), _precision_delta, basis, PRECISION_THRESHOLD)
 
 
 def _g4b(x: _Inputs) -> dict[str, object]:
     """G4b — (U_paths − U_source_list) / U_paths >= 1/5 with U_paths > 0."""
-    t = x.treatment
-    if t.paths is None or t.source_list is None:
-        measured = {"population": t.population, "paths": None, "sourceList": None, "reduction": None}
-        return _gate("G4b", "unnecessary_reduction", "not_demonstrated", True, measured, _EMPTY_POPULATION)
-    status, reduction = reduction_status(t.paths[1], t.source_list[1])
-    measured = {
-        "population": t.population,
-        "paths": quantity(t.paths[1]),
-        "sourceList": quantity(t.source_list[1]),
-        "reduction": quantity(reduction),
-        "threshold": quantity(REDUCTION_THRESHOLD),
-    }
     basis = (
         "(pathsMacroUnnecessary - sourceListMacroUnnecessary) / pathsMacroUnnecessary must be at least 1/5 "
         "with a strictly positive paths baseline; a zero baseline is not demonstrated."
     )
-    return _gate("G4b", "unnecessary_reduction", status, True, measured, basis)
+    return _g4(x, ("G4b", "unnecessary_reduction", 1, "reduction"), reduction_status, basis, REDUCTION_THRESHOLD)
 
 
 def _g4c(x: _Inputs) -> dict[str, object]:
     """G4c — equal-repository omissions per case must not increase under source_list."""
-    t = x.treatment
-    if t.paths is None or t.source_list is None:
-        measured = {"population": t.population, "paths": None, "sourceList": None, "delta": None}
-        return _gate("G4c", "omission_delta", "not_demonstrated", True, measured, _EMPTY_POPULATION)
-    delta = t.source_list[2] - t.paths[2]
-    measured = {
-        "population": t.population,
-        "paths": quantity(t.paths[2]),
-        "sourceList": quantity(t.source_list[2]),
-        "delta": quantity(delta),
-    }
     basis = "Equal-repository target omissions per case must not increase under source_list."
-    return _gate("G4c", "omission_delta", "pass" if delta <= 0 else "fail", True, measured, basis)
+    return _g4(x, ("G4c", "omission_delta", 2, "delta"), _omission_delta, basis, None)
 
 
 def _g5(x: _Inputs) -> dict[str, object]:

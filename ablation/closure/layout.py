@@ -254,32 +254,23 @@ def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = fr
         skip_top: file names left out at the top of the folder (the closure manifest).
     """
     entries: list[TreeEntry] = []
-    pending = [(str(folder), folder.name)]
-    while pending:
-        here, prefix = pending.pop()
-        with os.scandir(here) as listing:
-            for entry in listing:
-                path = f"{prefix}/{entry.name}"
-                if entry.is_symlink():
-                    target_is_file = entry.is_file()
-                    entries.append(TreeEntry(path, "symlink", sha256_file(entry.path) if target_is_file else None))
-                elif entry.is_dir(follow_symlinks=False):
-                    if not (skip_pycache and entry.name == "__pycache__"):
-                        pending.append((entry.path, path))
-                elif here == str(folder) and entry.name in skip_top:
-                    continue
-                elif entry.is_file(follow_symlinks=False):
-                    entries.append(TreeEntry(path, "file", sha256_file(entry.path)))
-                else:
-                    entries.append(TreeEntry(path, "other", None))
+    for relative, kind in list_files(
+        str(folder), skip_folders=frozenset({"__pycache__"}) if skip_pycache else frozenset()
+    ):
+        if kind == "file" and "/" not in relative and relative in skip_top:
+            continue
+        full = folder / relative
+        digest = sha256_file(full) if kind == "file" or (kind == "symlink" and full.is_file()) else None
+        entries.append(TreeEntry(f"{folder.name}/{relative}", kind, digest))
     entries.sort(key=lambda e: e.path)
     return entries
 
 
-def list_files(folder: str) -> Iterator[tuple[str, str]]:
+def list_files(folder: str, *, skip_folders: frozenset[str] = frozenset()) -> Iterator[tuple[str, str]]:
     """``(relative path, kind)`` of every non-folder entry below ``folder`` (links not followed).
 
-    ``kind`` is ``file``, ``symlink`` (to anything, folders included) or ``other``.
+    ``kind`` is ``file``, ``symlink`` (to anything, folders included) or ``other``; folders
+    named in ``skip_folders`` are not entered.
     """
     pending = [(folder, "")]
     while pending:
@@ -290,6 +281,7 @@ def list_files(folder: str) -> Iterator[tuple[str, str]]:
                 if entry.is_symlink():
                     yield relative, "symlink"
                 elif entry.is_dir(follow_symlinks=False):
-                    pending.append((entry.path, relative + "/"))
+                    if entry.name not in skip_folders:
+                        pending.append((entry.path, relative + "/"))
                 else:
                     yield relative, "file" if entry.is_file(follow_symlinks=False) else "other"
