@@ -75,7 +75,7 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
 .PHONY: help test verify run archive bench clean-out image base-image image-present wheelhouse \
-        venv lock lock-check clean
+        venv lock lock-check clean mutate
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -131,6 +131,9 @@ archive: $(RUN_DEPS) ## bundle INPUT, OUTPUT and the evidence into BUNDLE (.tar.
 
 bench: $(STAMP) ## run benchmarks/bench.py with the .venv interpreter
 	$(VENV)/bin/python benchmarks/bench.py $(BENCH_ARGS)
+
+mutate: $(STAMP) ## mutation testing (mutmut), module by module; MODULE=ablation/metrics.py for one; report: build/mutation/report.md
+	nice -n 15 $(VENV)/bin/python tools/mutate.py $(if $(MODULE),--module $(MODULE))
 
 clean-out: ## delete out/ (results and bundles written by run and archive)
 	rm -rf out
