@@ -1,0 +1,22 @@
+"""Tests that kill survivors of ``make mutate`` in the value modules (canonical, metrics, selection, …).
+
+Each test names the behaviour it pins; the mutants they kill are listed in the
+report (build/mutation/report.md) of the run before they were added.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ablation.canonical import js_number
+
+# ---------------------------------------------------------------- canonical.js_number (SPEC §9.1)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1.5e-7, "1.5e-7"), (2.5e22, "2.5e+22"), (-1.5e-7, "-1.5e-7"), (1.25e-7, "1.25e-7"), (3e-7, "3e-7")],
+)
+def test_js_number_exponent_form_with_two_significant_digits(value: float, text: str) -> None:
+    """k = 2 digits still get a decimal point in exponent form (k > 1, not k > 2)."""
+    assert js_number(value) == text
