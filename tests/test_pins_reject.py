@@ -529,3 +529,107 @@ def test_CASE_19_ten_cases_of_a_repository_accepted_nine_rejected() -> None:
     accepted(obj)
     obj["cases"].pop()
     assert first(obj)[0] == "CASE-19"
+
+
+# ---------------------------------------------------------------- closed objects: a missing member, an extra member
+
+
+def _drop(path: tuple[object, ...], *, reseal: Callable[[Obj], None] | None = None) -> Callable[[Obj], None]:
+    def change(obj: Obj) -> None:
+        target: Any = obj
+        for key in path[:-1]:
+            target = target[key]
+        del target[path[-1]]
+        if reseal is not None:
+            reseal(obj)
+
+    return change
+
+
+def _reprep(obj: Obj) -> None:
+    set_prep(obj, lambda o: None)
+
+
+@pytest.mark.parametrize(("path", "rule", "where"), [
+    (("cases",), "TOP-13", ""),
+    (("repositories", 0, "metadataStalenessSample"), "REPO-2", "/repositories/0"),
+    (("repositories", 0, "sourceListArtifact", "rawSha256"), "SL-1", "/repositories/0/sourceListArtifact"),
+    (("repositories", 0, "metadataStalenessSample", "stalePaths"), "STALE-1", SAMPLE),
+    (("cases", 3, "structuralEvidence"), "CASE-2", "/cases/3"),
+], ids=["TOP-13", "REPO-2", "SL-1", "STALE-1", "CASE-2"])  # fmt: skip
+def test_closed_object_missing_member(path: tuple[object, ...], rule: str, where: str) -> None:
+    obj = valid_minimal()
+    _drop(path)(obj)
+    assert first(obj) == (rule, where)
+
+
+@pytest.mark.parametrize(("member", "rule", "where"), [
+    ("schema", "PREP-1", PREP), ("sourceListExecutable/revision", "PREP-6", PREP + "/sourceListExecutable"),
+    ("targetState/cleanAfter", "PREP-14", PREP + "/targetState"),
+    ("trackedPathInventory/exitCode", "PREP-15", PREP + "/trackedPathInventory"),
+], ids=["PREP-1", "PREP-6", "PREP-14", "PREP-15"])  # fmt: skip
+def test_preparation_closed_objects_missing_member(member: str, rule: str, where: str) -> None:
+    obj = valid_minimal()
+    keys = member.split("/")
+    set_prep(obj, lambda o: (o[keys[0]].pop(keys[1]) if len(keys) == 2 else o.pop(keys[0])))
+    assert first(obj) == (rule, where)
+
+
+@pytest.mark.parametrize("member", ["path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary",
+                                    "readWhen", "metadataError"])  # fmt: skip
+def test_SL_12_each_item_member_required(member: str) -> None:
+    obj = valid_minimal()
+    set_payload(obj, lambda p: p["items"][5].pop(member))
+    assert first(obj) == ("SL-12", RAW + "/items/5")
+
+
+# ---------------------------------------------------------------- CASE bindings and digests
+
+
+@pytest.mark.parametrize(("member", "value", "rule"), [
+    ("repositoryId", "repo ", "CASE-4"), ("repositoryCommit", "A" * 40, "CASE-6"),
+    ("sourceListArtifactSha256", "sha256:" + "0" * 64, "CASE-7"),
+], ids=["CASE-4", "CASE-6", "CASE-7"])  # fmt: skip
+def test_CASE_4_6_7_bindings_to_the_repository(member: str, value: str, rule: str) -> None:
+    obj = valid_minimal()
+    obj["cases"][7][member] = value
+    rehash_case(obj["cases"][7], repo0(obj))
+    assert first(obj) == (rule, f"/cases/7/{member}")
+
+
+@pytest.mark.parametrize(("member", "rule"), [("intentSignature", "CASE-12"), ("targetBasisDigest", "CASE-13"),
+                                              ("questionId", "CASE-14")])  # fmt: skip
+def test_CASE_12_13_14_digest_of_another_case(member: str, rule: str) -> None:
+    obj = valid_minimal()
+    obj["cases"][6][member] = obj["cases"][5][member]
+    assert first(obj) == (rule, f"/cases/6/{member}")
+
+
+def test_CASE_13_truth_order_is_free() -> None:
+    obj = valid_minimal()
+    obj["cases"][0]["truth"] = ["src/beta.js", "src/alpha.js"]
+    rehash_case(obj["cases"][0], repo0(obj))
+    digest = obj["cases"][0]["targetBasisDigest"]
+    accepted(obj)
+    obj["cases"][0]["truth"] = ["src/alpha.js", "src/beta.js"]
+    rehash_case(obj["cases"][0], repo0(obj))
+    assert obj["cases"][0]["targetBasisDigest"] == digest
+    accepted(obj)
+
+
+def test_CASE_16_reordered_truth_is_the_same_truth_set() -> None:
+    obj = valid_minimal()
+    obj["cases"][0]["truth"] = ["src/alpha.js", "src/zeta.js"]
+    obj["cases"][1]["truth"] = ["src/zeta.js", "src/alpha.js"]
+    rehash_case(obj["cases"][0], repo0(obj))
+    rehash_case(obj["cases"][1], repo0(obj))
+    assert first(obj) == ("CASE-16", "/cases/1/targetBasisDigest")
+
+
+def test_CASE_15_same_tokens_in_another_order_is_the_same_intent() -> None:
+    obj = valid_minimal()
+    q = obj["cases"][0]["question"]
+    words = q.rstrip(".").split(" ")
+    obj["cases"][1]["question"] = " ".join(reversed(words)) + "."
+    rehash_case(obj["cases"][1], repo0(obj))
+    assert first(obj) == ("CASE-15", "/cases/1/intentSignature")
