@@ -85,3 +85,42 @@ def test_select_arms_fusion_alone_equals_fusion_among_all_arms() -> None:
     assert everything["fusion"] == [2, 3, 0, 1]
     assert select_arms(scores, ["fusion"], 4, 6) == {"fusion": [2, 3, 0, 1]}
     assert select_arms(scores, ["structural", "fusion"], 4, 6)["fusion"] == [2, 3, 0, 1]
+
+
+# ---------------------------------------------------------------- contracts.base: messages and the reporter (SPEC §2.5)
+
+from ablation.contracts.base import SHOW_LIMIT, Reporter, closed_problem, show  # noqa: E402
+
+
+def test_show_counts_with_singular_and_plural() -> None:
+    assert [show([]), show([1]), show([1, 2]), show({}), show({"a": 1}), show({"a": 1, "b": 2})] == [
+        "an array of 0 elements", "an array of 1 element", "an array of 2 elements",
+        "an object with 0 members", "an object with 1 member", "an object with 2 members",
+    ]  # fmt: skip
+
+
+def test_show_cuts_at_80_characters_and_names_the_length_of_strings_only() -> None:
+    exact = "s" * (SHOW_LIMIT - 2)  # repr adds two quotes: exactly 80 characters
+    assert show(exact) == repr(exact)
+    longer = "s" * (SHOW_LIMIT - 1)
+    assert show(longer) == "'" + "s" * (SHOW_LIMIT - 2) + f"… ({SHOW_LIMIT - 1} characters)"
+    big = 10**100
+    assert show(big) == str(big)[: SHOW_LIMIT - 1] + "…"
+
+
+def test_closed_problem_of_a_non_object_shows_it() -> None:
+    assert closed_problem(5, ["a"]) == "5"
+    assert closed_problem([1], ["a"]) == "an array of 1 element"
+    assert closed_problem({"a": 1, "o": 2}, ["a"], ["o"]) is None
+    assert closed_problem({"a": 1, "o": 2}, ["a"]) == "unknown member 'o'"
+
+
+def test_check_closed_reports_the_members_and_the_problem() -> None:
+    rep = Reporter(collect_all=True)
+    assert rep.check_closed("X-1", {"a": 1, "o": 2}, "/w", ["a"], ["o"]) is True
+    assert rep.check_closed("X-1", {"a": 1}, "/w", ["a", "b"]) is False
+    assert rep.check_closed("X-2", {"a": 1, "o": 2}, "/v", ["a"]) is False
+    assert [str(v) for v in rep.violations] == [
+        "X-1 at /w: expected an object with exactly the members a, b; found missing member 'b'",
+        "X-2 at /v: expected an object with exactly the members a; found unknown member 'o'",
+    ]
