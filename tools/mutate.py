@@ -174,6 +174,9 @@ def measure(module: str) -> dict[str, object]:
         tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
         raise SystemExit(f"mutate: mutmut run failed for {module} (exit {code}); see {log}\n{tail}")
     codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    if codes and all(c is None for c in codes.values()):  # the clean test run failed: nothing was measured
+        tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        raise SystemExit(f"mutate: no mutant of {module} was run (exit {code}); see {log}\n{tail}")
     source = (ROOT / module).read_text(encoding="utf-8")
     spans, lines = _function_spans(source), source.splitlines()
     survivors = [describe(work, n, module, spans, lines) | {"status": "no tests" if c in (5, 33) else "survived"}
