@@ -71,6 +71,8 @@ EXTRA_REJECTS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("STALE-7-stale-several", _sample(["src/alpha.js"], ["/x.js", "src/alpha.js", "src/alpha.js"])),
     ("STALE-9-STALE-10-several", _sample(["src/alpha.js", "src/omega.js", "src/zulu.js"], ["src/x.js", "src/y.js"])),
     ("STALE-5-STALE-6", _sample(None, 5)),  # type: ignore[arg-type]
+    ("STALE-5-valid-stale", _sample("src/alpha.js", ["src/alpha.js"])),  # type: ignore[arg-type]
+    ("STALE-6-valid-sampled", _sample(["src/alpha.js"], {})),  # type: ignore[arg-type]
     ("STALE-8-empty-stale-outside", _sample([], ["src/alpha.js"])),
     ("several-families", _several),
     ("several-cases", _several_cases),
