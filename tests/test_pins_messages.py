@@ -66,6 +66,49 @@ def _several_cases(obj: dict[str, Any]) -> None:
     obj["cases"][6]["id"] = obj["cases"][1]["id"]
 
 
+def _several_prep(obj: dict[str, Any]) -> None:
+    """Many members of the preparation observation wrong at once (digest left stale too)."""
+    prep = obj["repositories"][0]["sourceListPreparation"]
+    prep["schema"] = "x"
+    prep["repositoryCommit"] = "b" * 40
+    prep["rawArtifactSha256"] = "sha256:" + "0" * 64
+    prep["sourceListExecutable"].update(nodePath="node", path="x.mjs", revision="main", artifactSha256="x")
+    prep["command"] = ["node"]
+    prep["commandDigest"] = "x"
+    prep["exitCode"] = 1
+    prep["targetState"].update(headBefore="b" * 40, cleanAfter=False)
+    prep["trackedPathInventory"].update(command=["git"], commandDigest="y", exitCode=128, stdoutSha256="z")
+
+
+def _several_items(obj: dict[str, Any]) -> None:
+    """Several items and payload members wrong at once inside the source-list text."""
+    artifact = obj["repositories"][0]["sourceListArtifact"]
+    payload = json.loads(artifact["rawJson"])
+    items = payload["items"]
+    items[0].update(indexKind="file", worktreeKind="dir", extension=".JS")
+    items[1].update(metadataStatus="present", summary=" x", readWhen=["a"] * 6, metadataError="e")
+    items[2].update(metadataStatus="absent", summary="s", readWhen=["r"], metadataError="e")
+    items[3].update(metadataStatus="invalid", summary=None, metadataError="oops", worktreeKind="symlink")
+    items[4].update(metadataStatus="unreadable", summary=None, indexKind="symlink", worktreeKind="regular", metadataError="")
+    items[5].update(metadataStatus="not_applicable", summary=None, worktreeKind="symlink", metadataError="e")
+    items[6].update(metadataStatus="stale")
+    items[7]["path"] = items[6]["path"]
+    items[8] = 5
+    payload.update(contractVersion="v2", mode="page", repository="/r", ok=False, totalCount=3, returnedCount=4, page=2,
+                   totalPages=0, pageSize=5, truncated=True, violationCount=1, violations=[1])
+    payload["supportedExtensions"] = [".js"]
+    artifact["rawJson"] = json.dumps(payload)
+    rehash_repository(obj["repositories"][0])
+
+
+def _several_repositories(obj: dict[str, Any]) -> None:
+    second = json.loads(json.dumps(obj["repositories"][0]))
+    obj["repositories"][0]["id"] = "  x"
+    obj["repositories"][0]["commit"] = "A" * 40
+    obj["repositories"].append(second)
+    obj["repositories"].append(json.loads(json.dumps(second)))
+
+
 EXTRA_REJECTS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("STALE-7-several", _sample(["/a.js", 7, "src/alpha.js", "src/alpha.js", "src/beta.js/"], [])),
     ("STALE-7-stale-several", _sample(["src/alpha.js"], ["/x.js", "src/alpha.js", "src/alpha.js"])),
@@ -76,6 +119,9 @@ EXTRA_REJECTS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("STALE-8-empty-stale-outside", _sample([], ["src/alpha.js"])),
     ("several-families", _several),
     ("several-cases", _several_cases),
+    ("several-prep", _several_prep),
+    ("several-items", _several_items),
+    ("several-repositories", _several_repositories),
 ]
 
 
