@@ -124,3 +124,81 @@ def test_check_closed_reports_the_members_and_the_problem() -> None:
         "X-1 at /w: expected an object with exactly the members a, b; found missing member 'b'",
         "X-2 at /v: expected an object with exactly the members a; found unknown member 'o'",
     ]
+
+
+# ---------------------------------------------------------------- git_index (SPEC §4.5)
+
+import base64 as _base64  # noqa: E402
+import math  # noqa: E402
+
+from ablation.canonical import raw_digest  # noqa: E402
+from ablation.contracts.git_index import (  # noqa: E402
+    MAX_BASE64_CHARACTERS,
+    MAX_DECODED_BYTES,
+    derive_tracked_entries,
+    validate_git_evidence,
+)
+from ablation.errors import InputRejected  # noqa: E402
+
+
+def test_derive_tracked_entries_of_no_bytes_is_no_path() -> None:
+    assert derive_tracked_entries(b"", "/x", Reporter()) == ([], 0)
+    e = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+    data = f"100644 {e} 1\tb.md\x00100644 {e} 2\tb.md\x00100644 {e} 0\ta.js\x00".encode()
+    entries, distinct = derive_tracked_entries(data, "/x", Reporter())  # type: ignore[misc]
+    assert (entries, distinct) == ([("a.js", "regular")], 2)
+
+
+def _git_error(text: object, data: bytes | None = None) -> InputRejected:
+    inventory = {"stdoutBase64": text, "stdoutSha256": raw_digest(data if data is not None else b"")}
+    with pytest.raises(InputRejected) as info:
+        validate_git_evidence(inventory, "/p", None, Reporter())
+    return info.value
+
+
+@pytest.mark.parametrize("value", [None, 5, ["QQ=="], {}], ids=["null", "number", "array", "object"])
+def test_GIT_1_stdout_base64_not_a_string(value: object) -> None:
+    error = _git_error(value)
+    assert (error.rule, error.where) == ("GIT-1", "/p/stdoutBase64")
+
+
+def test_GIT_1_base64_text_at_the_limit_and_one_past() -> None:
+    at_limit = "A" * MAX_BASE64_CHARACTERS  # passes GIT-1 and GIT-2; decodes past GIT-3's bound
+    assert _git_error(at_limit).rule == "GIT-3"
+    assert _git_error(at_limit + "AAAA").rule == "GIT-1"
+
+
+def test_GIT_3_decoded_bytes_at_the_limit_and_one_past() -> None:
+    at_limit = b"\0" * MAX_DECODED_BYTES
+    error = _git_error(_base64.b64encode(at_limit).decode(), at_limit)
+    assert error.rule == "GIT-6"  # within GIT-3; the empty records come next
+    past = at_limit + b"\0\0\0"
+    error = _git_error(_base64.b64encode(past).decode(), past)
+    assert str(error) == "GIT-3 at /p/stdoutBase64: expected at most 16777216 decoded bytes; found 16777219 bytes"
+
+
+# ---------------------------------------------------------------- gates G7: cost disclosure (PRODUCT.md "gateAssessment")
+
+
+def test_G7_discloses_raw_bytes_and_approximate_tokens() -> None:
+    from ablation.pipeline import evaluate
+    from tests.builder import dumps, valid_minimal
+
+    obj = valid_minimal()
+    evaluation = evaluate(dumps(obj))
+    g7 = next(g for g in evaluation.gate_assessment["gates"] if g["id"] == "G7")  # type: ignore[index,union-attr]
+    repo = obj["repositories"][0]
+    git_bytes = len(_base64.b64decode(repo["sourceListPreparation"]["trackedPathInventory"]["stdoutBase64"]))
+    raw_bytes = len(repo["sourceListArtifact"]["rawJson"].encode())
+    assert (git_bytes, raw_bytes) == (767, 3622)
+    assert g7["measured"]["repositories"] == [{  # type: ignore[index]
+        "repositoryId": "repo",
+        "sourceListRawBytes": {"bytes": raw_bytes, "approximateTokens": math.ceil(raw_bytes / 4)},
+        "gitEvidenceBytes": {"bytes": git_bytes, "approximateTokens": math.ceil(git_bytes / 4)},
+    }]
+    receipts = [len(c["structuralEvidence"]["executionObservation"]["rawEvidence"]["receiptJson"].encode())
+                for c in obj["cases"]]  # fmt: skip
+    assert [c["sciReceiptRawBytes"] for c in g7["measured"]["cases"]] == [  # type: ignore[index]
+        {"bytes": n, "approximateTokens": math.ceil(n / 4)} for n in receipts
+    ]
+    assert g7["measured"]["latency"] is None  # type: ignore[index]
