@@ -122,6 +122,9 @@ EXTRA_REJECTS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("several-prep", _several_prep),
     ("several-items", _several_items),
     ("several-repositories", _several_repositories),
+    ("CASE-2-then-more-cases", lambda obj: (obj["cases"][1].__setitem__("extra", 1), obj["cases"][1].__setitem__("maxItems", 0),
+                                            obj["cases"][3].__setitem__("maxItems", 0), obj["cases"][5].pop("truth"),
+                                            obj["cases"][7].__setitem__("maxItems", 99))),
 ]
 
 

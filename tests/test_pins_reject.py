@@ -633,3 +633,29 @@ def test_CASE_15_same_tokens_in_another_order_is_the_same_intent() -> None:
     obj["cases"][1]["question"] = " ".join(reversed(words)) + "."
     rehash_case(obj["cases"][1], repo0(obj))
     assert first(obj) == ("CASE-15", "/cases/1/intentSignature")
+
+
+@pytest.mark.parametrize("value", [["repo"], {"id": "repo"}, None, 5], ids=["array", "object", "null", "number"])
+def test_CASE_4_repository_id_not_a_string(value: object) -> None:
+    obj = valid_minimal()
+    obj["cases"][2]["repositoryId"] = value
+    error = rejected(obj)
+    assert (error.rule, error.where) == ("CASE-4", "/cases/2/repositoryId")
+
+
+def test_CASE_18_message_names_the_first_case() -> None:
+    from ablation.contracts.base import Reporter
+    from ablation.contracts.cases import RepositoryRef, validate_cases
+
+    obj = valid_minimal()
+    repo = repo0(obj)
+    ref = RepositoryRef(id="repo", commit="a" * 40, raw_sha256=repo["sourceListArtifact"]["rawSha256"], item_count=12,
+                        item_paths=frozenset(builder.item_paths(repo)))  # fmt: skip
+    cases = obj["cases"]
+    cases.append(json.loads(json.dumps(cases[4])))
+    cases[-1]["id"] = "repo-11"
+    rep = Reporter(collect_all=True)
+    validate_cases(cases, [ref], rep)
+    assert [str(v) for v in rep.violations][-1] == (
+        "CASE-18 at /cases/10/questionId: expected a question id unique in the input; found the same as /cases/4"
+    )
