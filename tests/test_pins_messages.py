@@ -122,6 +122,13 @@ EXTRA_REJECTS: list[tuple[str, Callable[[dict[str, Any]], None]]] = [
     ("several-prep", _several_prep),
     ("several-items", _several_items),
     ("several-repositories", _several_repositories),
+    ("REPO-3-alone", lambda obj: obj["repositories"][0].__setitem__("id", "repo ")),
+    ("REPO-2-then-source-list-text", lambda obj: (
+        obj["repositories"][0].__setitem__("extra", 1),
+        obj["repositories"][0]["sourceListArtifact"].__setitem__(
+            "rawJson", obj["repositories"][0]["sourceListArtifact"]["rawJson"].replace('"ok": true', '"ok": true, "ok": 1'))),
+    ),
+    ("SL-1-artifact-not-an-object", lambda obj: obj["repositories"][0].__setitem__("sourceListArtifact", 5)),
     ("CASE-2-then-more-cases", lambda obj: (obj["cases"][1].__setitem__("extra", 1), obj["cases"][1].__setitem__("maxItems", 0),
                                             obj["cases"][3].__setitem__("maxItems", 0), obj["cases"][5].pop("truth"),
                                             obj["cases"][7].__setitem__("maxItems", 99))),
