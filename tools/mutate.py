@@ -143,12 +143,19 @@ def describe(work: Path, name: str, module: str, spans: dict[str, tuple[int, int
     removed = [ln[1:] for ln in proc.stdout.splitlines() if ln.startswith("-") and not ln.startswith("---")]
     added = [ln[1:] for ln in proc.stdout.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
     line = None
-    start, end = spans.get(func, (1, len(lines)))
-    if removed:
-        for k in range(start, end + 1):
-            if lines[k - 1] == removed[0]:
-                line = k
-                break
+    start, _ = spans.get(func, (1, len(lines)))
+    counter = None
+    for text in proc.stdout.splitlines():  # the diff is of the function alone: its line 1 is the def line
+        hunk = re.match(r"@@ -(\d+)", text)
+        if hunk:
+            counter = int(hunk[1])
+        elif counter is not None and text.startswith("-"):
+            line = start + counter - 1
+            break
+        elif counter is not None and not text.startswith("+"):
+            counter += 1
+    if line is not None and removed and lines[line - 1] != removed[0]:
+        line = None  # the function moved since the run: better no line than a wrong one
     return {"name": name, "function": func, "line": line, "from": "\n".join(s.strip() for s in removed),
             "to": "\n".join(s.strip() for s in added)}  # fmt: skip
 
