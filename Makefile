@@ -107,7 +107,7 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
 .PHONY: help test lint verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
-        venv dev-venv seal closure-check lock lock-check nix-lock clean
+        venv dev-venv seal closure-check lock lock-check nix-lock clean mutate
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -198,6 +198,9 @@ verify-archive: $(RUN_DEPS) ## re-check BUNDLE and recompute its result (PUBLIC_
 
 bench: $(STAMP) $(DEV_STAMP) ## run benchmarks/bench.py (development environment; times the sealed .venv)
 	$(DEV_VENV)/bin/python benchmarks/bench.py $(BENCH_ARGS)
+
+mutate: $(DEV_STAMP) ## mutation testing (mutmut), module by module; MODULE=ablation/metrics.py for one; report: build/mutation/report.md
+	nice -n 15 $(DEV_VENV)/bin/python tools/mutate.py $(if $(MODULE),--module $(MODULE))
 
 clean-out: ## delete out/ (results and bundles written by run and archive)
 	rm -rf out

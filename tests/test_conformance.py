@@ -51,43 +51,128 @@ def _cases() -> list[Path]:
     return sorted(p for p in CORPUS.iterdir() if (p / "expected.json").is_file()) if CORPUS.is_dir() else []
 
 
-@pytest.mark.parametrize("folder", _cases(), ids=lambda p: p.name)
-def test_conformance_case(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _allowed_rules(expected: dict[str, object]) -> list[str] | None:
+    """The rule IDs a reject case may report first: ``rules`` (SPEC §4.0 allows several) or ``rule``."""
+    if "rules" in expected:
+        return list(expected["rules"])  # type: ignore[call-overload]
+    if "rule" in expected:
+        return [expected["rule"]]  # type: ignore[list-item]
+    return None
+
+
+def reject_rule_problem(expected: dict[str, object], stderr: str) -> str | None:
+    """Compare the first rejection line with the case's ``rule``/``rules`` annotation.
+
+    Same semantics as ``../shared/tools/conformance_check.py``: the reported rule
+    is the text before the first " at "; an unannotated case is not compared.
+    """
+    lines = stderr.strip().splitlines()
+    line = lines[0] if lines else ""
+    allowed = _allowed_rules(expected)
+    got = line.split(" at ", 1)[0].strip()
+    if allowed is not None and got not in allowed:
+        return f"rejected with {got}, expected {' or '.join(allowed)}: {line[:160]}"
+    return None
+
+
+def structural_rule_problems(expected: dict[str, object], result: object) -> list[str]:
+    """Compare each case's first structural failure with ``structuralRules`` (case id → rule ID).
+
+    The failure must start ``structural_evidence_validation_failed:<rule> at `` (SPEC §8.9);
+    ``_same_result`` masks failure texts to their prefix, so this is where the rule is checked.
+    """
+    wanted: dict[str, str] = expected.get("structuralRules", {})  # type: ignore[assignment]
+    problems = []
+    for case in result.get("cases", []):  # type: ignore[attr-defined]
+        rule = wanted.get(case.get("id"))
+        if rule is None:
+            continue
+        failures = case.get("arms", {}).get("structural", {}).get("failures", [])
+        if not (failures and failures[0].startswith(f"{PREFIX}{rule} at ")):
+            problems.append(f"/cases/{case.get('id')}: structural failure should name {rule}; got "
+                            f"{(failures or ['none'])[0][:120]}")  # fmt: skip
+    return problems
+
+
+def check_case(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """Run one corpus folder through ``ablation run``; return what differs from its expectations."""
     expected = json.loads((folder / "expected.json").read_text())
-    out = tmp_path / "out.json"
     code = main(["run", "--input", str(folder / "input.json"), "--input-sha256", expected["inputSha256"],
                  "--output", str(out)])  # fmt: skip
     err = capsys.readouterr().err
     if expected["verdict"] == "reject":
-        assert code == 4, err
-        assert not out.exists()
+        if code != 4 or out.exists():
+            return [f"expected reject (exit 4, no output), got exit {code}: {err[:160]}"]
         line = err.strip().splitlines()[0]
-        assert " at " in line and ": expected " in line and "; found " in line, line
-        assert line.split(" ", 1)[0].split("-")[0] in {"TOP", "REPO", "SL", "PREP", "GIT", "STALE", "CASE"}, line
-        return
-    assert code == 0, err
+        if not (" at " in line and ": expected " in line and "; found " in line):
+            return [f"rejection line lacks where/expected/found: {line}"]
+        if line.split(" ", 1)[0].split("-")[0] not in {"TOP", "REPO", "SL", "PREP", "GIT", "STALE", "CASE"}:
+            return [f"not a reject rule family: {line}"]
+        problem = reject_rule_problem(expected, err)
+        return [problem] if problem else []
+    if code != 0:
+        return [f"expected accept, got exit {code}: {err[:160]}"]
     got = _load_exact(out.read_text(encoding="utf-8"))["result"]  # type: ignore[index]
     want = _load_exact((folder / "reference-output.json").read_text(encoding="utf-8"))["result"]  # type: ignore[index]
-    assert _same_result(got, want)
+    if not _same_result(got, want):
+        return ["result differs from reference-output.json"]
+    return structural_rule_problems(expected, json.loads(out.read_text(encoding="utf-8"))["result"])
+
+
+@pytest.mark.parametrize("folder", _cases(), ids=lambda p: p.name)
+def test_conformance_case(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check_case(folder, tmp_path / "out.json", capsys) == []
+
+
+def test_conformance_corpus_annotates_rules() -> None:
+    """Every reject case names its rule; the comparison above is not vacuous."""
+    cases = [json.loads((f / "expected.json").read_text()) for f in _cases()]
+    rejects = [c for c in cases if c["verdict"] == "reject"]
+    assert rejects and all(_allowed_rules(c) for c in rejects)
+    assert sum(len(c.get("structuralRules", {})) for c in cases) > 0
+
+
+def _copy_with(folder: Path, tmp_path: Path, **annotation: object) -> Path:
+    """A copy of a corpus folder (input by symlink) whose expected.json carries ``annotation``."""
+    copy = tmp_path / folder.name
+    copy.mkdir(parents=True)
+    for name in ("input.json", "reference-output.json"):
+        if (folder / name).exists():
+            (copy / name).symlink_to(folder / name)
+    expected = json.loads((folder / "expected.json").read_text()) | annotation
+    (copy / "expected.json").write_text(json.dumps(expected))
+    return copy
+
+
+def test_a_wrong_rule_annotation_fails_the_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = CORPUS / "reject-case-id-blank"
+    assert check_case(folder, tmp_path / "a.json", capsys) == []
+    wrong = _copy_with(folder, tmp_path, rule="CASE-4")
+    problems = check_case(wrong, tmp_path / "b.json", capsys)
+    assert len(problems) == 1 and problems[0].startswith("rejected with CASE-3, expected CASE-4: CASE-3 at /cases/"), problems
+    several = _copy_with(folder, tmp_path / "several", rules=["CASE-2", "CASE-4"])
+    assert check_case(several, tmp_path / "c.json", capsys)[0].startswith("rejected with CASE-3, expected CASE-2 or CASE-4")
+
+
+def test_a_wrong_structural_annotation_fails_the_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = CORPUS / "accept-four-repositories"
+    expected = json.loads((folder / "expected.json").read_text())
+    case_id = next(iter(expected["structuralRules"]))
+    assert check_case(folder, tmp_path / "a.json", capsys) == []
+    wrong = _copy_with(folder, tmp_path, structuralRules={case_id: "SB-2"})
+    problems = check_case(wrong, tmp_path / "b.json", capsys)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"/cases/{case_id}: structural failure should name SB-2; got "
+                                  "structural_evidence_validation_failed:SB-1 at "), problems  # fmt: skip
 
 
 def test_conformance_corpus_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Run the whole corpus once more and report N/N (printed with -s)."""
+    """Run the whole corpus once more, rule IDs compared, and report N/N (printed with -s)."""
     counts = {"accept": [0, 0], "reject": [0, 0]}
     for k, folder in enumerate(_cases()):
-        expected = json.loads((folder / "expected.json").read_text())
-        out = tmp_path / f"out-{k}.json"
-        code = main(["run", "--input", str(folder / "input.json"), "--input-sha256", expected["inputSha256"],
-                     "--output", str(out)])  # fmt: skip
-        verdict = expected["verdict"]
+        verdict = json.loads((folder / "expected.json").read_text())["verdict"]
         counts[verdict][1] += 1
-        if verdict == "reject":
-            counts[verdict][0] += code == 4 and not out.exists()
-        elif code == 0:
-            got = _load_exact(out.read_text(encoding="utf-8"))["result"]  # type: ignore[index]
-            want = _load_exact((folder / "reference-output.json").read_text(encoding="utf-8"))["result"]  # type: ignore[index]
-            counts[verdict][0] += _same_result(got, want)
-    capsys.readouterr()
+        counts[verdict][0] += check_case(folder, tmp_path / f"out-{k}.json", capsys) == []
     total = sum(c[1] for c in counts.values())
     ok = sum(c[0] for c in counts.values())
     with capsys.disabled():
