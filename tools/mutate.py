@@ -112,8 +112,14 @@ def run_mutmut(work: Path, log: Path) -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     with log.open("w", encoding="utf-8") as fh:
-        proc = subprocess.run([str(MUTMUT), "run", "--max-children", "1"], cwd=work, stdout=fh, stderr=subprocess.STDOUT,
-                              env=env, check=False)  # fmt: skip
+        proc = subprocess.run(
+            [str(MUTMUT), "run", "--max-children", "1"],
+            cwd=work,
+            stdout=fh,
+            stderr=subprocess.STDOUT,
+            env=env,
+            check=False,
+        )
     return proc.returncode
 
 
@@ -134,7 +140,9 @@ def _function_spans(source: str) -> dict[str, tuple[int, int]]:
     return spans
 
 
-def describe(work: Path, name: str, module: str, spans: dict[str, tuple[int, int]], lines: list[str]) -> dict[str, object]:
+def describe(
+    work: Path, name: str, module: str, spans: dict[str, tuple[int, int]], lines: list[str]
+) -> dict[str, object]:
     """Function, line, original and mutated text of one mutant, from ``mutmut show``."""
     short = name.rsplit(".", 1)[-1]
     m = _NAME.match(short)
@@ -166,7 +174,12 @@ def load_equivalent() -> list[dict[str, str]]:
 
 def _is_equivalent(module: str, mutant: dict[str, object], equivalent: list[dict[str, str]]) -> str | None:
     for e in equivalent:
-        if (e["module"], e["function"], e["from"], e["to"]) == (module, mutant["function"], mutant["from"], mutant["to"]):
+        if (e["module"], e["function"], e["from"], e["to"]) == (
+            module,
+            mutant["function"],
+            mutant["from"],
+            mutant["to"],
+        ):
             return e["reason"]
     return None
 
@@ -195,7 +208,7 @@ def measure(module: str) -> dict[str, object]:
         "killed": sum(c in KILLED for c in codes.values()),
         "timeouts": sum(c in KILLED and c not in (1, 3) for c in codes.values()),
         "survivors": survivors,
-        "unresolved": {n: c for n, c in sorted(other.items())},
+        "unresolved": dict(sorted(other.items())),
         "mutmut_exit": code,
     }
     (OUT / "results").mkdir(parents=True, exist_ok=True)
@@ -265,7 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     modules = args.module or list(MODULES)
     unknown = [m for m in modules if m not in MODULES]
     if unknown:
-        print(f"mutate: not a module of the mutation run: {', '.join(unknown)}; one of {', '.join(MODULES)}", file=sys.stderr)
+        print(
+            f"mutate: not a module of the mutation run: {', '.join(unknown)}; one of {', '.join(MODULES)}",
+            file=sys.stderr,
+        )
         return 2
     if not args.report_only:
         for module in modules:
