@@ -73,3 +73,30 @@ def test_TOP_10_on_both_paths(parse) -> None:  # type: ignore[no-untyped-def]
 def test_TOP_11_depth_256_accepted_257_rejected_on_both_paths(parse, open_: str, close: str) -> None:  # type: ignore[no-untyped-def]
     assert found(parse, open_ * 256 + "0" + close * 256) == []
     assert [v[0] for v in found(parse, open_ * 257 + "0" + close * 257)] == ["TOP-11"]
+
+
+# ---------------------------------------------------------------- pointers and UTF-8 messages (values.py survivors)
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [("b/c~d", "/a/b~1c~0d"), ("~1", "/a/~01"), ("//", "/a/~1~1"), (3, "/a/3"), ("", "/a/")],
+    ids=["slash-and-tilde", "tilde-before-one", "two-slashes", "index", "empty-name"],
+)
+def test_pointer_segments_escape_tilde_then_slash(key: str | int, expected: str) -> None:
+    from ablation.strictjson import child
+
+    assert child("/a", key) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "offset", "found"),
+    [(b'"\xe2\x82A"', 1, "bytes E2 82"), (b"\xff", 0, "bytes FF"), (b'["\xf0\x9f\x98"]', 2, "bytes F0 9F 98")],
+    ids=["truncated-three-byte", "invalid-start", "truncated-four-byte"],
+)
+def test_top1_names_the_offset_and_the_ill_formed_bytes(data: bytes, offset: int, found: str) -> None:
+    from ablation.strictjson.values import Utf8Error, decode_utf8
+
+    with pytest.raises(Utf8Error) as caught:
+        decode_utf8(data)
+    assert (caught.value.offset, caught.value.found) == (offset, found)
