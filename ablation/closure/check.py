@@ -126,17 +126,26 @@ def _compare(path: str, layer: str, found: str, recorded: str | None) -> Problem
     return Problem(path, layer, f"changed (sha256 {found}, manifest {recorded})")
 
 
+def _check_local_file(relative: str, layout: Layout, manifest: Manifest) -> Problem | None:
+    """Compare the console script or ``pyvenv.cfg`` with the manifest, the install folder normalised.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    layer = LOCAL_FILES[relative]
+    local = manifest.local.get(relative)
+    if local is None:
+        return Problem(relative, layer, "is not in the closure manifest")
+    with open(os.path.join(layout.prefix, relative), "rb") as stream:
+        found = normalized_sha256(stream.read(), layout.prefix, name=relative)
+    return _compare(relative, layer, found, local[1])
+
+
 def _check_file(absolute: str, layout: Layout, manifest: Manifest) -> Problem | None:
     """Compare one loaded or mapped file with the manifest of its layer."""
     root, relative = layout.locate(absolute)
     if root == "prefix":
-        layer = LOCAL_FILES[relative]
-        local = manifest.local.get(relative)
-        if local is None:
-            return Problem(relative, layer, "is not in the closure manifest")
-        with open(absolute, "rb") as stream:
-            found = normalized_sha256(stream.read(), layout.prefix, name=relative)
-        return _compare(relative, layer, found, local[1])
+        return _check_local_file(relative, layout, manifest)
     layers = {"site": ("package", "dependencies"), "stdlib": ("stdlib",), "system": ("interpreter",)}[root]
     for layer in layers:
         if relative in manifest.layers[layer]:
@@ -216,19 +225,15 @@ def _check_local(layout: Layout, manifest: Manifest) -> list[Problem]:
     problems = []
     for relative, layer in LOCAL_FILES.items():
         path = os.path.join(layout.prefix, relative)
-        recorded = manifest.local.get(relative)
-        if recorded is None:
-            if os.path.lexists(path) and relative == "pyvenv.cfg":
-                problems.append(Problem(relative, layer, "is not in the closure manifest"))
-            continue
+        if relative not in manifest.local and not (relative == "pyvenv.cfg" and os.path.lexists(path)):
+            continue  # no console script and no pyvenv.cfg where none was sealed (a Nix environment)
         try:
-            with open(path, "rb") as stream:
-                found = normalized_sha256(stream.read(), layout.prefix, name=relative)
+            problem = _check_local_file(relative, layout, manifest)
         except OSError:
-            problems.append(Problem(relative, layer, "is missing"))
-            continue
-        problem = _compare(relative, layer, found, recorded[1])
-        if problem is not None:
+            problem = Problem(relative, layer, "is missing")
+        if problem is None:
+            _VERIFIED.add(path)  # the console script, when it is __main__, is not read again
+        else:
             problems.append(problem)
     return problems
 
