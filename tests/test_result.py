@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ablation.experiment import validate_experiment
-from ablation.gates import RepositoryRates, equal_repository_rates, quantity, reduction_status
+from ablation.gates import reduction_status
+from ablation.rates import RepositoryRates, equal_repository_rates, quantity
 from ablation.metrics import member_order
 from ablation.output import dumps
 from ablation.pipeline import evaluate
@@ -119,11 +120,10 @@ def test_gate_reduction_published_vector() -> None:
 
 
 def test_gate_reduction_from_per_repository_values() -> None:
-    paths = [RepositoryRates(Fraction(1, 2), Fraction(27, 10), Fraction(0))]
-    source_list = [RepositoryRates(Fraction(1, 2), Fraction(34, 15), Fraction(0))]
-    u_paths = equal_repository_rates(paths)[1]  # type: ignore[index]
-    u_source_list = equal_repository_rates(source_list)[1]  # type: ignore[index]
-    assert reduction_status(u_paths, u_source_list) == ("fail", Fraction(13, 81))
+    paths = equal_repository_rates([RepositoryRates(10, Fraction(1, 2), Fraction(1), Fraction(27, 10), Fraction(0))])
+    source_list = equal_repository_rates([RepositoryRates(10, Fraction(1, 2), Fraction(1), Fraction(34, 15), Fraction(0))])
+    assert paths is not None and source_list is not None
+    assert reduction_status(paths.unnecessary_per_case, source_list.unnecessary_per_case) == ("fail", Fraction(13, 81))
 
 
 def test_gate_zero_paths_baseline_is_not_demonstrated() -> None:
