@@ -290,3 +290,20 @@ def test_exact_repository_rates_agree_with_the_recorded_floats(realistic: tuple[
                 assert float(rates.unnecessary_per_case) == pytest.approx(summary["unnecessaryPerCase"], abs=1e-12)
                 assert float(rates.omissions_per_case) == pytest.approx(summary["omissionsPerCase"], abs=1e-12)
     assert checked == 4
+
+
+def test_a_treatment_without_metrics_in_one_repository_is_left_out_of_its_mean(
+        realistic: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-edited file (run never writes one): the repository's treatment figures are absent, and the
+    treatment's equal-repository mean is over the repositories that have them; paths keeps all of them."""
+    recorded = json.loads(realistic[0].read_bytes())
+    for case in recorded["result"]["cases"]:
+        if case["repositoryId"] == "dspx":
+            case["arms"]["source_list"]["metrics"] = None
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(recorded), encoding="utf-8")
+    text = _notes(capsys, "--results", edited)
+    section = text[text.index("### paths vs `source_list`"):text.index("### paths vs `structural`")]
+    assert "| `dspx` | 10 | 1/5 (0.2) | — | — | 2/5 (0.4) | — | 16/5 (3.2) | — | — | 6/5 (1.2) | — |" in section
+    assert ("| **equal-repository mean** (2 repositories) | 20 | 7/40 (0.175) | 11/40 (0.275) | 1/10 (0.1) | 2/5 (0.4) "
+            "| 7/10 (0.7) | 33/10 (3.3) | 29/10 (2.9) | 4/33 (≈0.1212) | 23/20 (1.15) | 3/5 (0.6) |") in section  # fmt: skip
