@@ -8,7 +8,7 @@ with the gate assessment and the evaluator identity of PRODUCT.md.
 Pipeline (one module per concept): :mod:`ablation.strictjson` (bytes → values)
 → :mod:`ablation.contracts` (values → frozen records) → :mod:`ablation.experiment`
 → :mod:`ablation.selection` → :mod:`ablation.metrics` → :mod:`ablation.result`
-→ :mod:`ablation.gates`, :mod:`ablation.output`, :mod:`ablation.identity`,
+→ :mod:`ablation.rates` → :mod:`ablation.gates`, :mod:`ablation.output`, :mod:`ablation.identity`,
 :mod:`ablation.results_file`, :mod:`ablation.bundle` (the evidence bundle), :mod:`ablation.notes`.
 """
 

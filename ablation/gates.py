@@ -2,10 +2,10 @@
 
 Every measured quantity is a :class:`fractions.Fraction` built from integer
 counts (hits, selected, truth sizes, unnecessary and omission counts, case
-counts) — never from the floats in ``result`` — and thresholds are the exact
-rationals 1/10 and 1/5. Never an adoption decision: ``automaticAdoption`` is
-always false (PRODUCT.md "gateAssessment"; preregistration "Adoption decision
-gates").
+counts; :mod:`ablation.rates`) — never from the floats in ``result`` — and
+thresholds are the exact rationals 1/10 and 1/5. Never an adoption decision:
+``automaticAdoption`` is always false (PRODUCT.md "gateAssessment";
+preregistration "Adoption decision gates").
 """
 
 from __future__ import annotations
@@ -17,18 +17,10 @@ from fractions import Fraction
 
 from ablation.experiment import ValidatedExperiment
 from ablation.metrics import CaseMetrics, member_order
+from ablation.rates import CaseCounts, RepositoryRates, equal_repository_rates, quantity, repository_rates
 from ablation.result import CaseOutcome, availability_counts, pairwise_cases
 
-__all__ = [
-    "GATES",
-    "NUMERIC_GATES",
-    "RepositoryRates",
-    "assess_gates",
-    "equal_repository_rates",
-    "exact_text",
-    "quantity",
-    "reduction_status",
-]
+__all__ = ["GATES", "NUMERIC_GATES", "assess_gates", "reduction_status"]
 
 PRECISION_THRESHOLD = Fraction(1, 10)
 REDUCTION_THRESHOLD = Fraction(1, 5)
@@ -36,76 +28,10 @@ COVERAGE_THRESHOLD = Fraction(3, 5)
 MIN_ELIGIBLE_REPOSITORIES = 3
 
 
-def quantity(value: Fraction | None) -> dict[str, object] | None:
-    """``{"exact": "n/d", "value": float}`` in lowest terms, sign on the numerator.
-
-    >>> quantity(Fraction(-2, 4))
-    {'exact': '-1/2', 'value': -0.5}
-    >>> quantity(Fraction(0))
-    {'exact': '0', 'value': 0.0}
-    """
-    if value is None:
-        return None
-    return {"exact": exact_text(value), "value": float(value)}
-
-
-def exact_text(value: Fraction) -> str:
-    """A fraction as ``n`` or ``n/d`` in lowest terms, sign on the numerator (also used by ``notes``).
-
-    >>> exact_text(Fraction(6, -4)), exact_text(Fraction(3))
-    ('-3/2', '3')
-
-    Raises:
-        ValueError: a numerator or denominator with more digits than Python converts to text.
-    """
-    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-
-
-@dataclass(frozen=True, slots=True)
-class RepositoryRates:
-    """Exact per-repository means of one arm over the population's cases of that repository.
-
-    Attributes:
-        precision: mean over cases of hits/selected.
-        unnecessary_per_case: Σ unnecessary / case count.
-        omissions_per_case: Σ omitted truth / case count.
-    """
-
-    precision: Fraction
-    unnecessary_per_case: Fraction
-    omissions_per_case: Fraction
-
-
-def _mean(values: Sequence[Fraction]) -> Fraction:
-    return sum(values, Fraction(0)) / len(values)
-
-
 def _repository_rates(outcomes: Sequence[CaseOutcome], arm: str) -> RepositoryRates:
     # Only outcomes where ``arm`` is available reach here: their metrics are set.
     metrics: list[CaseMetrics] = [o.arms[arm].metrics for o in outcomes]  # type: ignore[misc]  # see above
-    n = len(metrics)
-    return RepositoryRates(
-        precision=_mean([Fraction(m.hits, len(m.selected)) for m in metrics]),
-        unnecessary_per_case=Fraction(sum(len(m.unnecessary) for m in metrics), n),
-        omissions_per_case=Fraction(sum(len(m.omitted_truth) for m in metrics), n),
-    )
-
-
-def equal_repository_rates(
-    per_repository: Sequence[RepositoryRates],
-) -> tuple[Fraction, Fraction, Fraction] | None:
-    """Equal-repository means (precision, unnecessary/case, omissions/case); ``None`` for no repository.
-
-    Every repository weighs the same whatever its case count (preregistration
-    "Metrics and populations").
-    """
-    if not per_repository:
-        return None
-    return (
-        _mean([r.precision for r in per_repository]),
-        _mean([r.unnecessary_per_case for r in per_repository]),
-        _mean([r.omissions_per_case for r in per_repository]),
-    )
+    return repository_rates([CaseCounts.of(m) for m in metrics])
 
 
 def reduction_status(u_paths: Fraction, u_source_list: Fraction) -> tuple[str, Fraction | None]:
@@ -158,13 +84,12 @@ def _raw_receipt_bytes(bundle: object) -> int | None:
 class _Treatment:
     """G4's population (paths ∩ source_list available) and both arms' equal-repository rates.
 
-    ``paths`` and ``source_list`` are ``(precision, unnecessary/case, omissions/case)``,
-    ``None`` when the population has no repository.
+    ``paths`` and ``source_list`` are ``None`` when the population has no repository.
     """
 
     population: dict[str, object]
-    paths: tuple[Fraction, Fraction, Fraction] | None
-    source_list: tuple[Fraction, Fraction, Fraction] | None
+    paths: RepositoryRates | None
+    source_list: RepositoryRates | None
 
 
 def _treatment(experiment: ValidatedExperiment, outcomes: Sequence[CaseOutcome]) -> _Treatment:
@@ -245,23 +170,24 @@ _EMPTY_POPULATION = "No repository reaches 60% coverage, so the source_list popu
 
 
 Judgement = Callable[[Fraction, Fraction], tuple[str, Fraction | None]]  # (paths, source_list) -> (status, value)
+Rate = Callable[[RepositoryRates], Fraction]  # picks one rate of an arm's equal-repository means
 
 
 def _g4(
-    x: _Inputs, part: tuple[str, str, int, str], judge: Judgement, basis: str, threshold: Fraction | None
+    x: _Inputs, part: tuple[str, str, Rate, str], judge: Judgement, basis: str, threshold: Fraction | None
 ) -> dict[str, object]:
-    """One part of G4 on the paths ∩ source_list population: ``part`` is ``(id, name, rate index, value key)``;
-    the index picks precision (0), unnecessary (1) or omissions (2) per case; no repository: not demonstrated."""
-    gate_id, name, index, key = part
+    """One part of G4 on the paths ∩ source_list population: ``part`` is ``(id, name, rate, value key)``;
+    the rate picks precision, unnecessary or omissions per case; no repository: not demonstrated."""
+    gate_id, name, rate, key = part
     t = x.treatment
     if t.paths is None or t.source_list is None:
         measured: dict[str, object] = {"population": t.population, "paths": None, "sourceList": None, key: None}
         return _gate(gate_id, name, "not_demonstrated", True, measured, _EMPTY_POPULATION)
-    status, value = judge(t.paths[index], t.source_list[index])
+    status, value = judge(rate(t.paths), rate(t.source_list))
     measured = {
         "population": t.population,
-        "paths": quantity(t.paths[index]),
-        "sourceList": quantity(t.source_list[index]),
+        "paths": quantity(rate(t.paths)),
+        "sourceList": quantity(rate(t.source_list)),
         key: quantity(value),
     }
     if threshold is not None:
@@ -282,7 +208,9 @@ def _omission_delta(paths: Fraction, source_list: Fraction) -> tuple[str, Fracti
 def _g4a(x: _Inputs) -> dict[str, object]:
     """G4a — equal-repository precision of source_list minus paths >= 1/10."""
     basis = "Equal-repository macro precision of source_list minus paths must be at least 1/10."
-    return _g4(x, ("G4a", "precision_delta", 0, "delta"), _precision_delta, basis, PRECISION_THRESHOLD)
+    return _g4(
+        x, ("G4a", "precision_delta", lambda r: r.precision, "delta"), _precision_delta, basis, PRECISION_THRESHOLD
+    )
 
 
 def _g4b(x: _Inputs) -> dict[str, object]:
@@ -291,13 +219,19 @@ def _g4b(x: _Inputs) -> dict[str, object]:
         "(pathsMacroUnnecessary - sourceListMacroUnnecessary) / pathsMacroUnnecessary must be at least 1/5 "
         "with a strictly positive paths baseline; a zero baseline is not demonstrated."
     )
-    return _g4(x, ("G4b", "unnecessary_reduction", 1, "reduction"), reduction_status, basis, REDUCTION_THRESHOLD)
+    return _g4(
+        x,
+        ("G4b", "unnecessary_reduction", lambda r: r.unnecessary_per_case, "reduction"),
+        reduction_status,
+        basis,
+        REDUCTION_THRESHOLD,
+    )
 
 
 def _g4c(x: _Inputs) -> dict[str, object]:
     """G4c — equal-repository omissions per case must not increase under source_list."""
     basis = "Equal-repository target omissions per case must not increase under source_list."
-    return _g4(x, ("G4c", "omission_delta", 2, "delta"), _omission_delta, basis, None)
+    return _g4(x, ("G4c", "omission_delta", lambda r: r.omissions_per_case, "delta"), _omission_delta, basis, None)
 
 
 def _g5(x: _Inputs) -> dict[str, object]:

@@ -3,8 +3,12 @@
 ``results.json`` (or ``--results``) and ``identity.json`` are parsed by
 :func:`parse_json_file` (any malformation is one line naming the file, never a
 traceback) and must be self-consistent (:func:`load_results`,
-:func:`load_identity`, :func:`check_input_hashes`). Used by the bundle writer
-and verifier and by ``notes`` (PRODUCT.md "run", "Evidence bundle").
+:func:`load_identity`, :func:`check_input_hashes`). What they return is the
+typed model, :class:`RecordedResults` and :class:`RecordedIdentity`: the
+members those checks establish as named fields, deeper parts as the parsed
+mappings, and the whole parsed object beside them for code that needs the
+exact JSON. Used by the bundle writer and verifier and by ``notes``
+(PRODUCT.md "run", "Evidence bundle").
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import NoReturn
 
 from ablation.canonical import canonical_digest
@@ -20,6 +25,8 @@ from ablation.strictjson import MAX_DEPTH, WrittenJsonError, parse_written
 
 __all__ = [
     "MAX_JSON_DEPTH",
+    "RecordedIdentity",
+    "RecordedResults",
     "check_input_hashes",
     "json_type",
     "load_identity",
@@ -32,6 +39,56 @@ MAX_JSON_DEPTH = MAX_DEPTH  # containers nested deeper in results.json or identi
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # The members of a results file, in the order ``ablation run`` writes them (PRODUCT.md ``run``).
 RESULTS_MEMBERS = ("inputSha256", "inputGzipSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator")
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedIdentity:
+    """An evaluator identity as a file records it: ``identity.json``, or a results file's ``evaluator``.
+
+    Built by :func:`load_identity` and :func:`load_results` once
+    ``identityDigest`` is known to be the canonical digest of ``measured``
+    (PRODUCT.md "evaluator").
+
+    Attributes:
+        measured: the ``measured`` object (its members are not checked here).
+        identity_digest: ``identityDigest``, the canonical digest (SPEC §3) of ``measured``.
+        asserted: the ``asserted`` object; ``None`` when it is absent or not an
+            object (not checked: ``raw`` holds it as recorded).
+        raw: the whole identity object as parsed, members in file order.
+    """
+
+    measured: Mapping[str, object]
+    identity_digest: str
+    asserted: Mapping[str, object] | None
+    raw: Mapping[str, object]
+
+    def asserted_value(self, name: str) -> object:
+        """The member ``name`` of ``asserted`` as recorded (e.g. ``imageDigest``); ``None`` when there is none."""
+        return None if self.asserted is None else self.asserted.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedResults:
+    """A results file written by ``ablation run``, as :func:`load_results` checked it (PRODUCT.md "run").
+
+    Attributes:
+        input_sha256: ``inputSha256``, 64 lowercase hex digits.
+        input_gzip_sha256: ``inputGzipSha256`` (64 lowercase hex digits), ``None`` when the member is absent.
+        input_sha256_pinned: ``inputSha256Pinned``.
+        result: the ``result`` object; its members are not checked here
+            (``notes`` checks what it computes with, the verifier recomputes it).
+        gate_assessment: the ``gateAssessment`` object, likewise unchecked inside.
+        evaluator: the ``evaluator`` identity, its digest checked.
+        raw: the whole results object as parsed, members in file order.
+    """
+
+    input_sha256: str
+    input_gzip_sha256: str | None
+    input_sha256_pinned: bool
+    result: Mapping[str, object]
+    gate_assessment: Mapping[str, object]
+    evaluator: RecordedIdentity
+    raw: Mapping[str, object]
 
 
 def short(text: str, limit: int = 80) -> str:
@@ -89,7 +146,7 @@ def parse_json_file(data: bytes, member: str, error: type[AblationError] = Integ
         raise error(msg) from None
 
 
-def _check_identity_digest(identity: object, where: str, member: str, error: type[AblationError]) -> dict[str, object]:
+def _check_identity_digest(identity: object, where: str, member: str, error: type[AblationError]) -> RecordedIdentity:
     """An identity object whose ``identityDigest`` is the canonical digest of its ``measured`` object.
 
     A wrong type is ``error``; a digest that differs is always :class:`IntegrityError`.
@@ -105,17 +162,20 @@ def _check_identity_digest(identity: object, where: str, member: str, error: typ
             kind = "an object" if wanted is dict else "a string"
             msg = f"{member}: {where}/{name} is {json_type(identity[name])}, not {kind}"
             raise error(msg)
-    digest = canonical_digest(identity["measured"])
-    if identity["identityDigest"] != digest:
+    measured, recorded = identity["measured"], identity["identityDigest"]
+    assert isinstance(measured, dict) and isinstance(recorded, str)  # checked above
+    digest = canonical_digest(measured)
+    if recorded != digest:
         msg = (
-            f"{member}: {where}/identityDigest {short(str(identity['identityDigest']))} is not the canonical "
+            f"{member}: {where}/identityDigest {short(recorded)} is not the canonical "
             f"digest {digest} of {where}/measured"
         )
         raise IntegrityError(msg)
-    return identity
+    asserted = identity.get("asserted")
+    return RecordedIdentity(measured, recorded, asserted if isinstance(asserted, dict) else None, identity)
 
 
-def load_identity(data: bytes, member: str) -> dict[str, object]:
+def load_identity(data: bytes, member: str) -> RecordedIdentity:
     """``identity.json`` of a bundle: JSON (:func:`parse_json_file`) and self-consistent.
 
     Raises:
@@ -150,7 +210,7 @@ def _results_shape(value: object) -> str | None:
     return None
 
 
-def load_results(data: bytes, member: str, error: type[AblationError] = IntegrityError) -> dict[str, object]:
+def load_results(data: bytes, member: str, error: type[AblationError] = IntegrityError) -> RecordedResults:
     """A results file written by ``ablation run``: parsed, its shape and its own digest checked.
 
     Shape (failures raise ``error``): a JSON object with only the members
@@ -166,6 +226,9 @@ def load_results(data: bytes, member: str, error: type[AblationError] = Integrit
         member: how messages name the file.
         error: :class:`IntegrityError` inside a bundle, :class:`UsageError` for ``--results``.
 
+    Returns:
+        The checked results file as a :class:`RecordedResults`.
+
     Raises:
         AblationError: ``error`` or :class:`IntegrityError`, ``<member>: <what>``.
     """
@@ -179,12 +242,17 @@ def load_results(data: bytes, member: str, error: type[AblationError] = Integrit
     if why is not None:
         refuse(why)
     assert isinstance(value, dict)  # _results_shape checked it
-    _check_identity_digest(value["evaluator"], "/evaluator", member, error)
-    return value
+    evaluator = _check_identity_digest(value["evaluator"], "/evaluator", member, error)
+    sha256, gzip_sha256, pinned = value["inputSha256"], value.get("inputGzipSha256"), value["inputSha256Pinned"]
+    result, gates = value["result"], value["gateAssessment"]
+    # _results_shape checked all five
+    assert isinstance(sha256, str) and (gzip_sha256 is None or isinstance(gzip_sha256, str))
+    assert isinstance(pinned, bool) and isinstance(result, dict) and isinstance(gates, dict)
+    return RecordedResults(sha256, gzip_sha256, pinned, result, gates, evaluator, value)
 
 
 def check_input_hashes(
-    recorded: Mapping[str, object], member: str, input_name: str, input_sha256: str, input_gzip_sha256: str | None
+    recorded: RecordedResults, member: str, input_name: str, input_sha256: str, input_gzip_sha256: str | None
 ) -> None:
     """The results file names this input: ``inputSha256``, and ``inputGzipSha256`` exactly for a ``.gz`` file.
 
@@ -198,10 +266,10 @@ def check_input_hashes(
     Raises:
         IntegrityError: ``<member>: <which hash> …`` naming what differs.
     """
-    if recorded["inputSha256"] != input_sha256:
-        msg = f"{member}: inputSha256 {recorded['inputSha256']} is not the SHA-256 {input_sha256} of {input_name}"
+    if recorded.input_sha256 != input_sha256:
+        msg = f"{member}: inputSha256 {recorded.input_sha256} is not the SHA-256 {input_sha256} of {input_name}"
         raise IntegrityError(msg)
-    recorded_gzip = recorded.get("inputGzipSha256")
+    recorded_gzip = recorded.input_gzip_sha256
     if input_gzip_sha256 is None and recorded_gzip is not None:
         msg = f"{member}: has inputGzipSha256 {recorded_gzip}, but {input_name} is not a .gz file"
         raise IntegrityError(msg)

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from ablation import notes
+from ablation.canonical import canonical_digest
 from ablation.cli import main
+from ablation.results_file import RecordedResults, load_results
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -241,6 +243,13 @@ def test_malformed_results_file_fails_on_one_line(name: str, minimal_results: Pa
     assert captured.err.count("\n") == 1
 
 
+def _recorded(members: dict[str, object]) -> RecordedResults:
+    """A results file with these members (the others as small as load_results accepts), as it reads it."""
+    value = {"inputSha256": "0" * 64, "inputSha256Pinned": False, "result": {}, "gateAssessment": {},
+             "evaluator": {"measured": {}, "identityDigest": canonical_digest({})}} | members  # fmt: skip
+    return load_results(json.dumps(value).encode(), "results")
+
+
 def test_build_notes_survives_values_of_the_wrong_type() -> None:
     """The pure renderer shows what it cannot compute with as absent instead of failing."""
     gates = [{"id": "G4a", "measured": {"delta": {"exact": "1/0"}, "paths": {"exact": "x"}}},
@@ -248,7 +257,7 @@ def test_build_notes_survives_values_of_the_wrong_type() -> None:
              {"id": "G7", "measured": {"repositories": True, "cases": 3}}]  # fmt: skip
     recorded = {"result": {"pairwise": {"source_list": {"perRepository": {"r": {"caseIds": [["x"], {}]}}}}},
                 "gateAssessment": {"gates": gates}}  # fmt: skip
-    text = notes.build_notes(recorded, results_sha256="0" * 64)
+    text = notes.build_notes(_recorded(recorded), results_sha256="0" * 64)
     assert "| G4a | `null` | delta not demonstrated (empty population) | — | ≥ — | — | null |" in text
 
 
@@ -257,26 +266,44 @@ def test_not_demonstrated_reduction_is_shown_as_such() -> None:
             "numericStatus": "not_demonstrated", "basis": "b",
             "measured": {"paths": {"exact": "0", "value": 0.0}, "sourceList": {"exact": "0", "value": 0.0},
                          "reduction": None, "threshold": {"exact": "1/5", "value": 0.2}}}  # fmt: skip
-    text = notes.build_notes({"result": {}, "gateAssessment": {"gates": [gate]}}, results_sha256="0" * 64)
+    text = notes.build_notes(_recorded({"gateAssessment": {"gates": [gate]}}), results_sha256="0" * 64)
     assert "| G4b | `unnecessary_reduction` | reduction not demonstrated (paths baseline is 0) | — | ≥ 1/5 " \
            "| not_demonstrated | not_demonstrated |" in text  # fmt: skip
 
 
 def test_exact_repository_rates_agree_with_the_recorded_floats(realistic: tuple[Path, Path]) -> None:
     recorded = json.loads(realistic[0].read_text(encoding="utf-8"))
-    results = notes._Results(recorded)  # noqa: SLF001 - checks the exact path against the reported floats
+    results = notes._Results(load_results(realistic[0].read_bytes(), "results"))  # noqa: SLF001 - checks the exact path
     checked = 0
     for treatment, pairwise in recorded["result"]["pairwise"].items():
         for entry in pairwise["perRepository"].values():
             for arm in ("paths", treatment):
                 rates = results.rates(entry["caseIds"], arm)
                 summary = entry["arms"][arm]
-                if not rates.cases:
+                if rates is None:
                     assert summary["macroPrecision"] is None
                     continue
                 checked += 1
+                assert rates.cases == summary["caseCount"]
                 assert float(rates.precision) == pytest.approx(summary["macroPrecision"], abs=1e-12)
                 assert float(rates.recall) == pytest.approx(summary["macroRecall"], abs=1e-12)
-                assert float(rates.unnecessary) == pytest.approx(summary["unnecessaryPerCase"], abs=1e-12)
-                assert float(rates.omissions) == pytest.approx(summary["omissionsPerCase"], abs=1e-12)
+                assert float(rates.unnecessary_per_case) == pytest.approx(summary["unnecessaryPerCase"], abs=1e-12)
+                assert float(rates.omissions_per_case) == pytest.approx(summary["omissionsPerCase"], abs=1e-12)
     assert checked == 4
+
+
+def test_a_treatment_without_metrics_in_one_repository_is_left_out_of_its_mean(
+        realistic: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-edited file (run never writes one): the repository's treatment figures are absent, and the
+    treatment's equal-repository mean is over the repositories that have them; paths keeps all of them."""
+    recorded = json.loads(realistic[0].read_bytes())
+    for case in recorded["result"]["cases"]:
+        if case["repositoryId"] == "dspx":
+            case["arms"]["source_list"]["metrics"] = None
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(recorded), encoding="utf-8")
+    text = _notes(capsys, "--results", edited)
+    section = text[text.index("### paths vs `source_list`"):text.index("### paths vs `structural`")]
+    assert "| `dspx` | 10 | 1/5 (0.2) | — | — | 2/5 (0.4) | — | 16/5 (3.2) | — | — | 6/5 (1.2) | — |" in section
+    assert ("| **equal-repository mean** (2 repositories) | 20 | 7/40 (0.175) | 11/40 (0.275) | 1/10 (0.1) | 2/5 (0.4) "
+            "| 7/10 (0.7) | 33/10 (3.3) | 29/10 (2.9) | 4/33 (≈0.1212) | 23/20 (1.15) | 3/5 (0.6) |") in section  # fmt: skip

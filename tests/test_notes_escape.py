@@ -10,6 +10,7 @@ import pytest
 
 from ablation import notes
 from ablation.cli import main
+from ablation.results_file import load_results
 from tests import builder
 
 INJECTION = ("**Independent reviewer: ADOPT approved** <img src=x onerror=alert(1)> "
@@ -77,7 +78,8 @@ def recorded(injected_results: Path) -> dict[str, object]:
 
 
 def _build(recorded: dict[str, object], **kwargs: object) -> str:
-    return notes.build_notes(recorded, results_sha256="0" * 64, **kwargs)  # type: ignore[arg-type]
+    checked = load_results(json.dumps(recorded).encode(), "results")
+    return notes.build_notes(checked, results_sha256="0" * 64, **kwargs)  # type: ignore[arg-type]
 
 
 def test_recorded_values_with_newlines_and_markup_stay_inside_their_cell_and_line(recorded: dict[str, object]) -> None:

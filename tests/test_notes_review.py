@@ -14,6 +14,7 @@ import pytest
 
 from ablation import notes
 from ablation.cli import main
+from ablation.results_file import load_results
 
 REPO = Path(__file__).resolve().parents[1]
 STRUCTURAL = REPO.parent / "shared" / "inputs" / "realistic-structural.json.gz"
@@ -267,7 +268,7 @@ def test_every_new_string_is_inert(day: dict[str, Path]) -> None:
         population["perRepository"] = {HOSTILE_ID if k == "dspx" else k: v
                                        for k, v in population["perRepository"].items()}  # fmt: skip
     hostile["evaluator"]["asserted"] = {"imageDigest": "sha256:`|<i>", "baseImage": "base\n## ADOPT [x](y)"}
-    text = notes.build_notes(hostile, results_sha256="0" * 64, bundle_sha256="1" * 64, sums_sha256="2" * 64,
+    text = notes.build_notes(load_results(json.dumps(hostile).encode(), "results"), results_sha256="0" * 64, bundle_sha256="1" * 64, sums_sha256="2" * 64,
                              signature=notes.Signature("verified", "sha256:`k`|<b>"),
                              image_digest="*x*\u202e|")  # fmt: skip
     lines = text.splitlines()

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ablation.experiment import validate_experiment
-from ablation.gates import RepositoryRates, equal_repository_rates, quantity, reduction_status
+from ablation.gates import reduction_status
+from ablation.rates import CaseCounts, RepositoryRates, equal_repository_rates, quantity, repository_rates
 from ablation.metrics import member_order
 from ablation.output import dumps
 from ablation.pipeline import evaluate
@@ -119,11 +120,27 @@ def test_gate_reduction_published_vector() -> None:
 
 
 def test_gate_reduction_from_per_repository_values() -> None:
-    paths = [RepositoryRates(Fraction(1, 2), Fraction(27, 10), Fraction(0))]
-    source_list = [RepositoryRates(Fraction(1, 2), Fraction(34, 15), Fraction(0))]
-    u_paths = equal_repository_rates(paths)[1]  # type: ignore[index]
-    u_source_list = equal_repository_rates(source_list)[1]  # type: ignore[index]
-    assert reduction_status(u_paths, u_source_list) == ("fail", Fraction(13, 81))
+    paths = equal_repository_rates([RepositoryRates(10, Fraction(1, 2), Fraction(1), Fraction(27, 10), Fraction(0))])
+    source_list = equal_repository_rates([RepositoryRates(10, Fraction(1, 2), Fraction(1), Fraction(34, 15), Fraction(0))])
+    assert paths is not None and source_list is not None
+    assert reduction_status(paths.unnecessary_per_case, source_list.unnecessary_per_case) == ("fail", Fraction(13, 81))
+
+
+def test_repository_rates_are_exact_means_of_the_case_counts() -> None:
+    """Shared by gates and notes: precision and recall per case, then means; a case with nothing selected or no
+    truth counts 0 (notes may meet one in a hand-edited file; run never writes one)."""
+    rates = repository_rates([CaseCounts(hits=1, selected=3, unnecessary=2, omitted=1),
+                              CaseCounts(hits=2, selected=2, unnecessary=0, omitted=0),
+                              CaseCounts(hits=0, selected=0, unnecessary=0, omitted=0)])  # fmt: skip
+    assert rates == RepositoryRates(cases=3, precision=Fraction(4, 9), recall=Fraction(1, 2),
+                                    unnecessary_per_case=Fraction(2, 3), omissions_per_case=Fraction(1, 3))  # fmt: skip
+    other = repository_rates([CaseCounts(hits=1, selected=1, unnecessary=0, omitted=3)])
+    assert equal_repository_rates([rates, other]) == RepositoryRates(
+        cases=4, precision=Fraction(13, 18), recall=Fraction(3, 8), unnecessary_per_case=Fraction(1, 3),
+        omissions_per_case=Fraction(5, 3))  # fmt: skip
+    assert equal_repository_rates([]) is None
+    with pytest.raises(ZeroDivisionError):
+        repository_rates([])
 
 
 def test_gate_zero_paths_baseline_is_not_demonstrated() -> None:

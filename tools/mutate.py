@@ -47,6 +47,7 @@ MODULES = (
     "ablation/metrics.py",
     "ablation/selection.py",
     "ablation/experiment.py",
+    "ablation/rates.py",
     "ablation/gates.py",
     "ablation/result.py",
     "ablation/contracts/base.py",

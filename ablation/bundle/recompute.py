@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ablation.errors import IntegrityError
 from ablation.output import dumps, render_output
 from ablation.pipeline import Evaluation
-from ablation.results_file import short
+from ablation.results_file import RecordedResults, short
 from ablation.strictjson import child
 
 __all__ = ["identity_differences", "require_recomputed"]
@@ -56,7 +56,7 @@ def _detail(found: _Difference) -> str:
     return f"recorded {short(dumps(found.recorded))}, recomputed {short(dumps(found.recomputed))}"
 
 
-def require_recomputed(data: bytes, recorded: dict[str, object], evaluation: Evaluation, member: str) -> None:
+def require_recomputed(data: bytes, recorded: RecordedResults, evaluation: Evaluation, member: str) -> None:
     """Compare ``result`` and ``gateAssessment`` of a results file byte-for-byte with a recomputation.
 
     The expected bytes are the recorded file re-rendered with the recomputed
@@ -66,13 +66,13 @@ def require_recomputed(data: bytes, recorded: dict[str, object], evaluation: Eva
     Raises:
         IntegrityError: ``<member>: <what> differs …`` naming the first differing pointer.
     """
-    expected: dict[str, object] = {"inputSha256": recorded["inputSha256"]}
-    if "inputGzipSha256" in recorded:
-        expected["inputGzipSha256"] = recorded["inputGzipSha256"]
-    expected["inputSha256Pinned"] = recorded["inputSha256Pinned"]
+    expected: dict[str, object] = {"inputSha256": recorded.input_sha256}
+    if recorded.input_gzip_sha256 is not None:
+        expected["inputGzipSha256"] = recorded.input_gzip_sha256
+    expected["inputSha256Pinned"] = recorded.input_sha256_pinned
     expected["result"] = evaluation.result
     expected["gateAssessment"] = evaluation.gate_assessment
-    expected["evaluator"] = recorded["evaluator"]
+    expected["evaluator"] = recorded.evaluator.raw
     try:
         rendered = render_output(expected)
     except (TypeError, ValueError) as exc:
@@ -80,12 +80,12 @@ def require_recomputed(data: bytes, recorded: dict[str, object], evaluation: Eva
         raise IntegrityError(msg) from None
     if rendered == data:
         return
-    for key in ("result", "gateAssessment"):
-        found = _first_difference(recorded[key], expected[key], f"/{key}")
+    for key, value in (("result", recorded.result), ("gateAssessment", recorded.gate_assessment)):
+        found = _first_difference(value, expected[key], f"/{key}")
         if found is not None:
             msg = f"{member}: {key} differs from the recomputation at {found.pointer}: {_detail(found)}"
             raise IntegrityError(msg)
-    extra = [k for k in recorded if k not in expected]
+    extra = [k for k in recorded.raw if k not in expected]
     if extra:
         msg = f"{member}: has members ablation never writes: {', '.join(map(repr, extra))}"
         raise IntegrityError(msg)

@@ -22,7 +22,7 @@ from ablation.canonical import sha256_hex
 from ablation.closure import LAYERS
 from ablation.errors import InputRejected, IntegrityError, RejectedInput
 from ablation.pipeline import evaluate
-from ablation.results_file import check_input_hashes, load_identity, load_results
+from ablation.results_file import RecordedIdentity, RecordedResults, check_input_hashes, load_identity, load_results
 from ablation.strictjson import decode_utf8, parse_text
 
 __all__ = ["CHECKS", "BundleReport", "verify_bundle"]
@@ -56,9 +56,9 @@ class _Verification:
     signature: SignatureStatus = "absent"
     fingerprint: str | None = None
     bundled: BundledInput | None = None
-    recorded: dict[str, object] = field(default_factory=dict)
+    results: RecordedResults | None = None
     evidence_count: int = 0
-    identity: dict[str, object] = field(default_factory=dict)
+    identity: RecordedIdentity | None = None
     current: dict[str, object] = field(default_factory=dict)
     differences: tuple[str, ...] = ()
 
@@ -66,6 +66,11 @@ class _Verification:
     def input(self) -> BundledInput:
         assert self.bundled is not None  # check_layout runs before the checks that use it
         return self.bundled
+
+    @property
+    def recorded(self) -> RecordedResults:
+        assert self.results is not None  # check_results runs before the checks that use it
+        return self.results
 
 
 def check_stream(v: _Verification) -> str:
@@ -108,8 +113,8 @@ def check_results(v: _Verification) -> str:
     """``results.json`` is a self-consistent results file naming the input's hashes; the top folder too."""
     top, bundled = v.contents.top, v.input
     member = f"{top}/results.json"
-    v.recorded = load_results(v.contents.files["results.json"], member)
-    check_input_hashes(v.recorded, member, shown(bundled.member), bundled.sha256, bundled.gzip_sha256)
+    v.results = load_results(v.contents.files["results.json"], member)
+    check_input_hashes(v.results, member, shown(bundled.member), bundled.sha256, bundled.gzip_sha256)
     if top != top_folder(bundled.sha256):
         msg = f"{top}: the top folder does not name the input's SHA-256 (expected {top_folder(bundled.sha256)})"
         raise IntegrityError(msg)
@@ -169,7 +174,7 @@ def check_identity(v: _Verification) -> str:
 
     v.identity = load_identity(v.contents.files["identity.json"], f"{v.contents.top}/identity.json")
     v.current = evaluator_identity()
-    v.differences = tuple(identity_differences(v.identity, v.current))
+    v.differences = tuple(identity_differences(v.identity.raw, v.current))
     return "identity.json compared with the current evaluator identity"
 
 
@@ -279,8 +284,7 @@ class BundleReport:
 
 def _report(bundle_path: str, v: _Verification, checks: tuple[str, ...]) -> BundleReport:
     contents, bundled = v.contents, v.input
-    evaluator = v.recorded["evaluator"]
-    assert isinstance(evaluator, dict)  # load_results checked it
+    assert v.identity is not None  # check_identity ran
     return BundleReport(
         bundle=bundle_path,
         bundle_sha256=contents.bundle_sha256,
@@ -290,12 +294,12 @@ def _report(bundle_path: str, v: _Verification, checks: tuple[str, ...]) -> Bund
         input_sha256=bundled.sha256,
         input_gzip_sha256=bundled.gzip_sha256,
         results_sha256=contents.digests["results.json"],
-        results_identity_digest=evaluator["identityDigest"],
+        results_identity_digest=v.recorded.evaluator.identity_digest,
         file_count=len(contents.digests),
         evidence_file_count=v.evidence_count + 1,
         extra_file_count=sum(1 for p in contents.digests if p.startswith("extra/")),
         checks=checks,
-        recorded_identity_digest=v.identity.get("identityDigest"),
+        recorded_identity_digest=v.identity.identity_digest,
         current_identity_digest=v.current.get("identityDigest"),
         identity_differences=v.differences,
         signature=v.signature,

@@ -32,7 +32,7 @@ from ablation.canonical import sha256_hex
 from ablation.errors import IntegrityError, UsageError
 from ablation.output import dumps, read_file, refuse_existing, write_exclusive
 from ablation.pipeline import LoadedInput, evaluate, load_input
-from ablation.results_file import check_input_hashes, load_results
+from ablation.results_file import RecordedResults, check_input_hashes, load_results
 from ablation.strictjson import JsonGrammarError, Utf8Error, decode_utf8, parse_text
 
 __all__ = ["create_bundle", "source_date_epoch"]
@@ -177,7 +177,7 @@ def _compressed_input(input_path: str, gzip_sha256: str) -> bytes:
     return as_given
 
 
-def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -> tuple[bytes, dict[str, object]]:
+def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -> tuple[bytes, RecordedResults]:
     """The results file's bytes and parsed value, once it is one and names the input's hashes.
 
     Raises:
@@ -213,7 +213,7 @@ def _contents(
 
 
 def _recomputed_bundle(
-    loaded: LoadedInput, files: dict[str, bytes], mtime: int, results: bytes, recorded: dict[str, object], shown: str
+    loaded: LoadedInput, files: dict[str, bytes], mtime: int, results: bytes, recorded: RecordedResults, shown: str
 ) -> bytes:
     """The bundle's bytes, once ``results`` equals the recomputation of the input (IntegrityError otherwise).
 

@@ -6,7 +6,9 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from ablation.notes.figures import _TREATMENTS, _decimal, _get, _Rates, _Results
+from ablation.notes.figures import _decimal, _get, _Results, _shown
+from ablation.rates import RepositoryRates
+from ablation.result import TREATMENTS
 
 
 def _chart_labels(r: _Results) -> dict[str, str]:
@@ -16,7 +18,7 @@ def _chart_labels(r: _Results) -> dict[str, str]:
     escaped, in the legend table (issue 12 item 4).
     """
     ids: list[str] = [i for i in (repo.get("id") for repo in r.repositories) if isinstance(i, str)]
-    for population in [*(_get(r.result, "pairwise", t) for t in _TREATMENTS), r.result.get("allFour")]:
+    for population in [*(_get(r.result, "pairwise", t) for t in TREATMENTS), r.result.get("allFour")]:
         per_repository = _get(population, "perRepository")
         ids += list(per_repository) if isinstance(per_repository, dict) else []
     labels: dict[str, str] = {}
@@ -30,7 +32,7 @@ def _chart_number(value: Fraction | None) -> str:
     return _decimal(value).removeprefix("≈")
 
 
-def _chart(treatment: str, charted: Sequence[tuple[str, _Rates, _Rates]]) -> list[str]:
+def _chart(treatment: str, charted: Sequence[tuple[str, RepositoryRates, RepositoryRates | None]]) -> list[str]:
     """One Mermaid ``xychart-beta`` of per-repository precision and unnecessary files per case.
 
     Four lines over the repositories' labels: precision of ``paths`` and of the
@@ -38,11 +40,11 @@ def _chart(treatment: str, charted: Sequence[tuple[str, _Rates, _Rates]]) -> lis
     per-repository figures rounded to 4 places; the y axis runs from 0 to the
     next whole number above the largest (at least 1).
     """
-    series = [
+    series: list[list[Fraction | None]] = [
         [c[1].precision for c in charted],
-        [c[2].precision for c in charted],
-        [c[1].unnecessary for c in charted],
-        [c[2].unnecessary for c in charted],
+        [_shown(c[2])[0] for c in charted],
+        [c[1].unnecessary_per_case for c in charted],
+        [_shown(c[2])[2] for c in charted],
     ]
     largest = max((v for line in series for v in line if v is not None), default=Fraction(0))
     top = max(1, math.ceil(largest))

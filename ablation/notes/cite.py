@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ablation.notes.figures import _get, _Results
 from ablation.notes.markdown import _code, _table, _text
+from ablation.results_file import RecordedResults
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +23,7 @@ class Signature:
 
 
 def _recorded_image(r: _Results) -> object:
-    return _get(r.recorded.get("evaluator"), "asserted", "imageDigest")
+    return r.recorded.evaluator.asserted_value("imageDigest")
 
 
 def _image_disagrees(r: _Results, image_digest: str | None) -> bool:
@@ -40,10 +40,10 @@ def _cite(
 ) -> list[str]:
     """The digests a reviewer cites, each in one row (issue 12 item 4); their basis follows in "Digests"."""
     rec = r.recorded
-    pinned = "pinned by the run" if rec.get("inputSha256Pinned") is True else "**computed only, not pinned**"
-    rows = [["Prepared input SHA-256 (JSON bytes)", f"{_code(rec.get('inputSha256'))} ({pinned})"]]
-    if "inputGzipSha256" in rec:
-        rows.append(["Prepared input file SHA-256 (the .json.gz)", _code(rec["inputGzipSha256"])])
+    pinned = "pinned by the run" if rec.input_sha256_pinned else "**computed only, not pinned**"
+    rows = [["Prepared input SHA-256 (JSON bytes)", f"{_code(rec.input_sha256)} ({pinned})"]]
+    if rec.input_gzip_sha256 is not None:
+        rows.append(["Prepared input file SHA-256 (the .json.gz)", _code(rec.input_gzip_sha256)])
     rows.append(["Results file SHA-256", _code(results_sha256)])
     if bundle is None:
         rows += [
@@ -55,7 +55,7 @@ def _cite(
             ["Evidence bundle SHA-256", _code(bundle[0])],
             ["Bundle content SHA-256 (of `SHA256SUMS`)", _code(bundle[1])],
         ]
-    rows.append(["Evaluator identityDigest", _code(_get(rec.get("evaluator"), "identityDigest"))])
+    rows.append(["Evaluator identityDigest", _code(rec.evaluator.identity_digest)])
     recorded = _recorded_image(r)
     if _image_disagrees(r, image_digest):
         image = (
@@ -106,7 +106,7 @@ def _signature(signature: Signature | None) -> list[str]:
 
 def _image(r: _Results, image_digest: str | None) -> list[str]:
     recorded = _recorded_image(r)
-    base = _get(r.recorded.get("evaluator"), "asserted", "baseImage")
+    base = r.recorded.evaluator.asserted_value("baseImage")
     at_run = "**asserted** at run time (`evaluator.asserted.{}`); ablation did not measure or verify it"
     rows = []
     if recorded is not None:
@@ -142,20 +142,19 @@ def _image(r: _Results, image_digest: str | None) -> list[str]:
 
 def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -> list[str]:
     rec = r.recorded
-    pinned = rec.get("inputSha256Pinned") is True
     rows = [
         [
             "Prepared input (SHA-256 of the JSON bytes that were parsed)",
-            _code(rec.get("inputSha256")),
+            _code(rec.input_sha256),
             "pinned: the run was given this hash and it matched"
-            if pinned
+            if rec.input_sha256_pinned
             else "computed only: the run was **not** bound to a preregistered hash; "
             "compare it with the preregistration record",
         ]
     ]
-    if "inputGzipSha256" in rec:
+    if rec.input_gzip_sha256 is not None:
         rows.append(
-            ["Prepared input file (SHA-256 of the .json.gz)", _code(rec["inputGzipSha256"]), "measured by the run"]
+            ["Prepared input file (SHA-256 of the .json.gz)", _code(rec.input_gzip_sha256), "measured by the run"]
         )
     rows.append(["Results file (SHA-256 of its bytes)", _code(results_sha256), "measured by `ablation notes`"])
     if bundle is None:
@@ -178,16 +177,16 @@ def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -
                 "measured by `ablation notes`: names what the bundle holds, whatever its compression",
             ]
         )
-    evaluator = rec.get("evaluator")
+    measured = rec.evaluator.measured
     rows.append(
         [
             "Evaluator identityDigest",
-            _code(_get(evaluator, "identityDigest")),
+            _code(rec.evaluator.identity_digest),
             "measured by the run: canonical digest of `evaluator.measured`",
         ]
     )
-    closure = _get(evaluator, "measured", "closure", "state")
-    manifest = _get(evaluator, "measured", "closure", "manifestDigest")
+    closure = _get(measured, "closure", "state")
+    manifest = _get(measured, "closure", "manifestDigest")
     rows.append(
         [
             "Evaluator closure",
@@ -195,12 +194,12 @@ def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -
             "measured by the run; `unsealed` means a development checkout, not a sealed build",
         ]
     )
-    lock = _get(evaluator, "measured", "lock", "sha256")
+    lock = _get(measured, "lock", "sha256")
     rows.append(["Dependency lock (SHA-256)", _code(lock) if lock else "none", "measured by the run"])
     return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
 
 
-def image_warning(recorded: Mapping[str, object], image_digest: str | None) -> str | None:
+def image_warning(recorded: RecordedResults, image_digest: str | None) -> str | None:
     """The warning when ``--image-digest`` differs from the image ID the results file records, else ``None``."""
     r = _Results(recorded)
     if not _image_disagrees(r, image_digest):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from ablation.canonical import sha256_hex
 from ablation.errors import IntegrityError, UsageError
@@ -12,11 +12,11 @@ from ablation.notes.markdown import _NONE, _code
 from ablation.notes.review import _costs, _decision, _gates, _limitations, _staleness, _structural
 from ablation.notes.tables import _per_repository, _populations, _repositories
 from ablation.output import read_file
-from ablation.results_file import check_input_hashes, load_results
+from ablation.results_file import RecordedResults, check_input_hashes, load_results
 
 
 def build_notes(
-    recorded: Mapping[str, object],
+    recorded: RecordedResults,
     *,
     results_sha256: str,
     bundle_sha256: str | None = None,
@@ -27,7 +27,7 @@ def build_notes(
     """The review-notes Markdown for a parsed results file (pure; no I/O).
 
     Args:
-        recorded: the parsed results file.
+        recorded: the results file as :func:`ablation.results_file.load_results` returns it.
         results_sha256: hex SHA-256 of the results file's bytes.
         bundle_sha256: hex SHA-256 of the evidence bundle, when one is cited.
         sums_sha256: hex SHA-256 of that bundle's ``SHA256SUMS`` (its content digest).
@@ -133,7 +133,7 @@ def render_notes(
     )
 
 
-def _read_results(results_path: str) -> tuple[bytes, Mapping[str, object]]:
+def _read_results(results_path: str) -> tuple[bytes, RecordedResults]:
     """The results file's bytes and parsed value, checked as :func:`render_notes` says (UsageError)."""
     data = read_file(results_path, "results file")
     shown = f"results file {results_path!r}"
@@ -146,7 +146,7 @@ def _read_results(results_path: str) -> tuple[bytes, Mapping[str, object]]:
 
 
 def _bundle_facts(
-    bundle_path: str, public_key_path: str | None, results_path: str, data: bytes, recorded: Mapping[str, object]
+    bundle_path: str, public_key_path: str | None, results_path: str, data: bytes, recorded: RecordedResults
 ) -> tuple[str, str, Signature]:
     """The bundle's SHA-256, its ``SHA256SUMS`` SHA-256 and its signature, once it is known to hold ``data``.
 

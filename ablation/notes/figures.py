@@ -1,32 +1,27 @@
 """Exact figures of the review notes, from the counts a results file records.
 
-:class:`_Results` gives typed access to the parts of a recorded results file the
-notes need, :class:`_Rates` the exact per-repository means of one arm; numbers
-are shown as exact fractions with a 4-place decimal beside them.
+:class:`_Results` gives the notes the parts of a recorded results file
+(:class:`~ablation.results_file.RecordedResults`) they read below its checked
+members, and each arm's exact per-repository rates
+(:class:`ablation.rates.RepositoryRates`, computed as the gates compute them);
+numbers are shown as exact fractions with a 4-place decimal beside them.
 :func:`figures_problem` checks first that the values computed with are what
-``ablation run`` writes.
+``ablation run`` writes; everything deeper is read as untrusted (absent when
+it is not what ``run`` writes).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 
 from ablation.canonical import js_number
-from ablation.gates import exact_text
 from ablation.notes.markdown import _NONE
+from ablation.rates import CaseCounts, RepositoryRates, exact_text, repository_rates
+from ablation.results_file import RecordedResults
 from ablation.strictjson import MAX_SAFE_INTEGER, child
-
-_ARMS = ("paths", "source_list", "structural", "fusion")
-
-
-_TREATMENTS = ("source_list", "structural", "fusion")
-
-
-_FAILURE_PREFIX = "structural_evidence_validation_failed:"
-
 
 # A gateAssessment ``exact`` string as ablation writes it: an integer or n/d with d > 0.
 _FRACTION = re.compile(r"-?(?:0|[1-9][0-9]{0,399})(?:/[1-9][0-9]{0,399})?")
@@ -36,7 +31,7 @@ _METRIC_LISTS = ("selected", "omittedTruth", "unnecessary")
 
 
 def _exact(value: Fraction | None) -> str:
-    """A fraction in lowest terms, sign on the numerator (:func:`ablation.gates.exact_text`); ``—`` for none.
+    """A fraction in lowest terms, sign on the numerator (:func:`ablation.rates.exact_text`); ``—`` for none.
 
     >>> _exact(Fraction(-2, 4)), _exact(Fraction(3)), _exact(None)
     ('-1/2', '3', '—')
@@ -115,33 +110,11 @@ def _measured_exact(value: object) -> Fraction | None:
     return Fraction(exact)
 
 
-class _Rates:
-    """Exact per-repository means of one arm over a list of cases (from the recorded counts)."""
-
-    def __init__(self, metrics: Sequence[Mapping[str, object]]) -> None:
-        n = len(metrics)
-        self.cases = n
-        precisions = []
-        recalls = []
-        unnecessary = 0
-        omissions = 0
-        for m in metrics:
-            hits = int(m["hits"])  # type: ignore[call-overload]  # a metrics object checked by figures_problem
-            selected = len(m["selected"])  # type: ignore[arg-type]  # a metrics object checked by figures_problem
-            omitted = len(m["omittedTruth"])  # type: ignore[arg-type]  # a metrics object checked by figures_problem
-            precisions.append(Fraction(hits, selected) if selected else Fraction(0))
-            recalls.append(Fraction(hits, hits + omitted) if hits + omitted else Fraction(0))
-            unnecessary += len(m["unnecessary"])  # type: ignore[arg-type]  # a metrics object checked by figures_problem
-            omissions += omitted
-        self.precision = sum(precisions, Fraction(0)) / n if n else None
-        self.recall = sum(recalls, Fraction(0)) / n if n else None
-        self.unnecessary = Fraction(unnecessary, n) if n else None
-        self.omissions = Fraction(omissions, n) if n else None
-
-
-def _mean(values: Sequence[Fraction | None]) -> Fraction | None:
-    present = [v for v in values if v is not None]
-    return sum(present, Fraction(0)) / len(present) if present else None
+def _shown(rates: RepositoryRates | None) -> tuple[Fraction | None, Fraction | None, Fraction | None, Fraction | None]:
+    """(precision, recall, unnecessary per case, omissions per case) of ``rates``; four ``None`` for no case."""
+    if rates is None:
+        return None, None, None, None
+    return rates.precision, rates.recall, rates.unnecessary_per_case, rates.omissions_per_case
 
 
 def _delta(a: Fraction | None, b: Fraction | None) -> Fraction | None:
@@ -156,41 +129,57 @@ def _reduction(paths: Fraction | None, treatment: Fraction | None) -> str:
     return _approx((paths - treatment) / paths)
 
 
-class _MacroRates:
-    """Equal-repository means of per-repository rates (every repository weighs the same)."""
+def _metrics_problem(metrics: Mapping[str, object], where: str) -> str | None:
+    """Why a recorded ``metrics`` object is not one the notes compute with, as ``<where>/<member> is …``.
 
-    def __init__(self, per_repository: Sequence[_Rates]) -> None:
-        self.cases = sum(x.cases for x in per_repository)
-        self.precision = _mean([x.precision for x in per_repository])
-        self.recall = _mean([x.recall for x in per_repository])
-        self.unnecessary = _mean([x.unnecessary for x in per_repository])
-        self.omissions = _mean([x.omissions for x in per_repository])
+    >>> _metrics_problem({"hits": 1, "selected": [], "omittedTruth": [], "unnecessary": None}, "/m")
+    '/m/unnecessary is null, not an array'
+    """
+    hits = metrics.get("hits")
+    if type(hits) is not int or not 0 <= hits <= MAX_SAFE_INTEGER:
+        return f"{where}/hits is {_json_kind(hits) if 'hits' in metrics else 'absent'}, not a count"
+    for name in _METRIC_LISTS:
+        if not isinstance(metrics.get(name), list):
+            found = _json_kind(metrics.get(name)) if name in metrics else "absent"
+            return f"{where}/{name} is {found}, not an array"
+    return None
+
+
+def _counts(metrics: Mapping[str, object]) -> CaseCounts | None:
+    """The counts of a recorded ``metrics`` object; ``None`` when :func:`_metrics_problem` finds one."""
+    hits, selected, omitted, unnecessary = (metrics.get(name) for name in ("hits", *_METRIC_LISTS))
+    if _metrics_problem(metrics, "") is not None:
+        return None
+    assert isinstance(hits, int) and isinstance(selected, list)  # _metrics_problem checked them
+    assert isinstance(omitted, list) and isinstance(unnecessary, list)
+    return CaseCounts(hits=hits, selected=len(selected), unnecessary=len(unnecessary), omitted=len(omitted))
 
 
 class _Results:
-    """Typed access to the parts of a recorded results file the notes need."""
+    """The parts of a recorded results file the notes read below its checked members (untrusted: absent when odd)."""
 
-    def __init__(self, recorded: Mapping[str, object]) -> None:
+    def __init__(self, recorded: RecordedResults) -> None:
         self.recorded = recorded
-        result = recorded.get("result")
-        self.result = result if isinstance(result, dict) else {}
+        self.result = recorded.result
         cases = self.result.get("cases")
         self.cases = [c for c in cases if isinstance(c, dict)] if isinstance(cases, list) else []
         self.case_by_id = {c.get("id"): c for c in self.cases if isinstance(c.get("id"), str)}
         repositories = self.result.get("repositories")
         self.repositories = [r for r in repositories if isinstance(r, dict)] if isinstance(repositories, list) else []
-        gates = _get(recorded, "gateAssessment", "gates")
+        gates = recorded.gate_assessment.get("gates")
         self.gates = {g["id"]: g for g in _array(gates) if isinstance(g, dict) and isinstance(g.get("id"), str)}
 
-    def rates(self, case_ids: object, arm: str) -> _Rates:
-        metrics = []
+    def rates(self, case_ids: object, arm: str) -> RepositoryRates | None:
+        """Exact rates of ``arm`` over the listed cases that record its metrics; ``None`` when none does."""
+        counts = []
         for case_id in _array(case_ids):
             if not isinstance(case_id, str):
                 continue
             m = _get(self.case_by_id.get(case_id), "arms", arm, "metrics")
-            if isinstance(m, dict):
-                metrics.append(m)
-        return _Rates(metrics)
+            found = _counts(m) if isinstance(m, dict) else None
+            if found is not None:
+                counts.append(found)
+        return repository_rates(counts) if counts else None
 
     def cases_of(self, repository_id: object) -> int:
         return sum(1 for c in self.cases if c.get("repositoryId") == repository_id)
@@ -209,7 +198,7 @@ def _json_kind(value: object) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def figures_problem(recorded: Mapping[str, object]) -> str | None:
+def figures_problem(recorded: RecordedResults) -> str | None:
     """The first recorded value the notes compute with that ablation never writes, as ``<pointer> is …``.
 
     Checked: ``result/cases`` is an array; every ``…/arms/<arm>/metrics`` object has
@@ -217,30 +206,39 @@ def figures_problem(recorded: Mapping[str, object]) -> str | None:
     ``selected``, ``omittedTruth`` and ``unnecessary``; every ``exact`` member
     anywhere in ``gateAssessment`` is an integer or ``n/d`` with ``d > 0``
     (``"1/0"`` is refused). ``None`` when all are.
-
-    >>> figures_problem({"result": {"cases": []}, "gateAssessment": {"gates": [{"measured": {"exact": "1/0"}}]}})
-    '/gateAssessment/gates/0/measured/exact is the string "1/0", not an exact fraction n or n/d with d > 0'
     """
-    result = recorded.get("result")
-    cases = _get(result, "cases")
+    return _cases_problem(recorded.result) or _exact_problem(recorded.gate_assessment)
+
+
+def _cases_problem(result: Mapping[str, object]) -> str | None:
+    """The first value of ``result/cases`` that :func:`figures_problem` refuses.
+
+    >>> _cases_problem({"cases": [{"arms": {"paths": {"metrics": {"hits": -1}}}}]})
+    '/result/cases/0/arms/paths/metrics/hits is the number -1, not a count'
+    """
+    cases = result.get("cases")
     if not isinstance(cases, list):
-        found = _json_kind(cases) if isinstance(result, dict) and "cases" in result else "absent"
+        found = _json_kind(cases) if "cases" in result else "absent"
         return f"/result/cases is {found}, not an array"
-    for k, case in enumerate(_array(cases)):
+    for k, case in enumerate(cases):
         arms = _get(case, "arms")
         for arm, entry in arms.items() if isinstance(arms, dict) else ():
             metrics = _get(entry, "metrics")
             if not isinstance(metrics, dict):
                 continue
-            where = child(child(child(f"/result/cases/{k}", "arms"), arm), "metrics")
-            hits = metrics.get("hits")
-            if type(hits) is not int or not 0 <= hits <= MAX_SAFE_INTEGER:
-                return f"{where}/hits is {_json_kind(hits) if 'hits' in metrics else 'absent'}, not a count"
-            for name in _METRIC_LISTS:
-                if not isinstance(metrics.get(name), list):
-                    found = _json_kind(metrics.get(name)) if name in metrics else "absent"
-                    return f"{where}/{name} is {found}, not an array"
-    stack: list[tuple[object, str]] = [(recorded.get("gateAssessment"), "/gateAssessment")]
+            problem = _metrics_problem(metrics, child(child(child(f"/result/cases/{k}", "arms"), arm), "metrics"))
+            if problem is not None:
+                return problem
+    return None
+
+
+def _exact_problem(gate_assessment: Mapping[str, object]) -> str | None:
+    """The first ``exact`` member in ``gateAssessment`` that is not an exact fraction.
+
+    >>> _exact_problem({"gates": [{"measured": {"exact": "1/0"}}]})
+    '/gateAssessment/gates/0/measured/exact is the string "1/0", not an exact fraction n or n/d with d > 0'
+    """
+    stack: list[tuple[object, str]] = [(gate_assessment, "/gateAssessment")]
     while stack:
         node, where = stack.pop()
         if isinstance(node, dict):

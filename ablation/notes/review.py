@@ -6,7 +6,8 @@ from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import partial
 
-from ablation.notes.figures import _FAILURE_PREFIX, _approx, _array, _decimal, _exact, _get, _measured_exact, _Results
+from ablation.experiment import BUNDLE_FAILURE_PREFIX
+from ablation.notes.figures import _approx, _array, _decimal, _exact, _get, _measured_exact, _Results
 from ablation.notes.markdown import _NONE, _code, _name, _repositories_text, _table, _text, _value
 
 Measured = dict[str, object]
@@ -114,8 +115,8 @@ def _gate_measure(gate: Mapping[str, object]) -> Measure:
 
 
 def _gates(r: _Results) -> list[str]:
-    assessment = r.recorded.get("gateAssessment")
-    gates = _get(assessment, "gates")
+    assessment = r.recorded.gate_assessment
+    gates = assessment.get("gates")
     rows = []
     bases = []
     for gate in gates if isinstance(gates, list) else []:
@@ -135,12 +136,12 @@ def _gates(r: _Results) -> list[str]:
             ]
         )
         bases.append(f"- **{_value(gate.get('id'))}**: {_text(gate.get('basis'))}")
-    passed = _get(assessment, "numericGatesPassed")
+    passed = assessment.get("numericGatesPassed")
     return [
         "## Adoption gates",
         "",
-        f"From `gateAssessment` (population {_code(_get(assessment, 'population'), cell=False)}, treatment "
-        f"{_code(_get(assessment, 'treatment'), cell=False)}). Exact fractions from integer counts; "
+        f"From `gateAssessment` (population {_code(assessment.get('population'), cell=False)}, treatment "
+        f"{_code(assessment.get('treatment'), cell=False)}). Exact fractions from integer counts; "
         "the thresholds are the exact rationals 1/10 and 1/5. "
         "`status` is `requires_review` where the input cannot decide the gate.",
         "",
@@ -149,7 +150,7 @@ def _gates(r: _Results) -> list[str]:
         ),
         "",
         f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed is True else 'no'}**.",
-        f"- Automatic adoption: **{'no' if _get(assessment, 'automaticAdoption') is False else 'INVALID VALUE'}** "
+        f"- Automatic adoption: **{'no' if assessment.get('automaticAdoption') is False else 'INVALID VALUE'}** "
         "— the evaluator never makes an adoption decision; clearing every numeric gate would only permit a "
         "separate scoped task and owner review.",
         f"- Standing decision recorded in `result`: {_code(r.result.get('standingDecision'), cell=False)}.",
@@ -195,8 +196,8 @@ def _structural(r: _Results) -> list[str]:
     for case in r.cases:
         failures = _get(case, "arms", "structural", "failures")
         for failure in failures if isinstance(failures, list) else []:
-            if isinstance(failure, str) and failure.startswith(_FAILURE_PREFIX):
-                detail = failure[len(_FAILURE_PREFIX) :].split(" ", 1)[0] or "(no rule)"
+            if isinstance(failure, str) and failure.startswith(BUNDLE_FAILURE_PREFIX):
+                detail = failure[len(BUNDLE_FAILURE_PREFIX) :].split(" ", 1)[0] or "(no rule)"
                 reason = f"structural evidence invalid: {detail}"
             elif isinstance(failure, str):
                 reason = failure

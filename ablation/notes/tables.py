@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from ablation.notes.charts import _chart, _chart_labels
-from ablation.notes.figures import _ARMS, _TREATMENTS, _approx, _delta, _get, _MacroRates, _Rates, _reduction, _Results
+from ablation.notes.figures import _approx, _delta, _get, _reduction, _Results, _shown
 from ablation.notes.markdown import _NONE, _code, _name, _repositories_text, _table, _value
+from ablation.rates import RepositoryRates, equal_repository_rates
+from ablation.result import TREATMENTS
+from ablation.selection import ARMS
 
 
 def _repositories(r: _Results) -> list[str]:
@@ -73,11 +76,11 @@ def _repositories(r: _Results) -> list[str]:
 def _populations(r: _Results) -> list[str]:
     availability = r.result.get("availability")
     rows = []
-    for arm in _ARMS:
+    for arm in ARMS:
         counts = _get(availability, arm)
         rows.append([f"`{arm}`", *(_value(_get(counts, k)) for k in ("eligible", "available", "unavailable"))])
     pop_rows = []
-    for treatment in _TREATMENTS:
+    for treatment in TREATMENTS:
         pairwise = _get(r.result, "pairwise", treatment)
         pop_rows.append(_population_row(f"paths ∩ `{treatment}`", pairwise))
     pop_rows.append(_population_row("all four arms", r.result.get("allFour")))
@@ -124,12 +127,12 @@ def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[st
     per_repository = per_repository if isinstance(per_repository, dict) else {}
     lines = [f"### paths vs `{treatment}`", ""]
     rows = []
-    means: list[tuple[_Rates, _Rates]] = []
-    charted: list[tuple[str, _Rates, _Rates]] = []
+    means: list[tuple[RepositoryRates, RepositoryRates | None]] = []
+    charted: list[tuple[str, RepositoryRates, RepositoryRates | None]] = []
     for repo_id, entry in per_repository.items():
         case_ids = _get(entry, "caseIds")
         base, other = r.rates(case_ids, "paths"), r.rates(case_ids, treatment)
-        if base.cases:
+        if base is not None:
             means.append((base, other))
             charted.append((labels[repo_id], base, other))
         rows.append(_pairwise_row(_name(repo_id), base, other))
@@ -140,7 +143,11 @@ def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[st
             "the population is empty and there is nothing to compare."
         )
         return lines
-    macro = _MacroRates([b for b, _ in means]), _MacroRates([o for _, o in means])
+    # A treatment without metrics in a repository (never written by ``run``) is left out of its mean.
+    macro = (
+        equal_repository_rates([b for b, _ in means]),
+        equal_repository_rates([o for _, o in means if o is not None]),
+    )
     rows.append(_pairwise_row(f"**equal-repository mean** ({_repositories_text(len(means))})", *macro))
     lines += [*_chart(treatment, charted), "", "The authority, exact:", ""]
     lines += _table(
@@ -163,22 +170,23 @@ def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[st
     return lines
 
 
-def _pairwise_row(label: str, base: _Rates | _MacroRates, other: _Rates | _MacroRates) -> list[str]:
-    if not base.cases:
+def _pairwise_row(label: str, base: RepositoryRates | None, other: RepositoryRates | None) -> list[str]:
+    if base is None:
         return [label, "0", *([_NONE] * 10)]
+    precision, recall, unnecessary, omissions = _shown(other)
     return [
         label,
         str(base.cases),
         _approx(base.precision),
-        _approx(other.precision),
-        _approx(_delta(base.precision, other.precision)),
+        _approx(precision),
+        _approx(_delta(base.precision, precision)),
         _approx(base.recall),
-        _approx(other.recall),
-        _approx(base.unnecessary),
-        _approx(other.unnecessary),
-        _reduction(base.unnecessary, other.unnecessary),
-        _approx(base.omissions),
-        _approx(other.omissions),
+        _approx(recall),
+        _approx(base.unnecessary_per_case),
+        _approx(unnecessary),
+        _reduction(base.unnecessary_per_case, unnecessary),
+        _approx(base.omissions_per_case),
+        _approx(omissions),
     ]
 
 
@@ -188,12 +196,12 @@ def _all_four(r: _Results) -> list[str]:
     per_repository = per_repository if isinstance(per_repository, dict) else {}
     lines = ["### All four arms (the all-four eligible-and-available intersection)", ""]
     rows = []
-    by_arm: dict[str, list[_Rates]] = {arm: [] for arm in _ARMS}
+    by_arm: dict[str, list[RepositoryRates]] = {arm: [] for arm in ARMS}
     for repo_id, entry in per_repository.items():
         case_ids = _get(entry, "caseIds")
-        for arm in _ARMS:
+        for arm in ARMS:
             rates = r.rates(case_ids, arm)
-            if rates.cases:
+            if rates is not None:
                 by_arm[arm].append(rates)
                 rows.append(
                     [
@@ -202,8 +210,8 @@ def _all_four(r: _Results) -> list[str]:
                         str(rates.cases),
                         _approx(rates.precision),
                         _approx(rates.recall),
-                        _approx(rates.unnecessary),
-                        _approx(rates.omissions),
+                        _approx(rates.unnecessary_per_case),
+                        _approx(rates.omissions_per_case),
                     ]
                 )
     if not rows:
@@ -213,17 +221,14 @@ def _all_four(r: _Results) -> list[str]:
             "intersection is empty."
         )
         return lines
-    for arm in _ARMS:
-        macro = _MacroRates(by_arm[arm])
+    for arm in ARMS:
+        macro = equal_repository_rates(by_arm[arm])
         rows.append(
             [
                 f"**equal-repository mean** ({_repositories_text(len(by_arm[arm]))})",
                 f"`{arm}`",
-                str(macro.cases),
-                _approx(macro.precision),
-                _approx(macro.recall),
-                _approx(macro.unnecessary),
-                _approx(macro.omissions),
+                str(0 if macro is None else macro.cases),
+                *(_approx(value) for value in _shown(macro)),
             ]
         )
     lines += _table(["Repository", "Arm", "Cases", "Precision", "Recall", "Unnecessary/case", "Omissions/case"], rows)
@@ -243,7 +248,7 @@ def _per_repository(r: _Results) -> list[str]:
         "",
         *_table(["Chart label", "Repository"], [[f"`{label}`", _name(repo_id)] for repo_id, label in labels.items()]),
     ]
-    for treatment in _TREATMENTS:
+    for treatment in TREATMENTS:
         lines += ["", *_pairwise(r, treatment, labels)]
     lines += ["", *_all_four(r)]
     return lines
