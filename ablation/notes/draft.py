@@ -39,39 +39,30 @@ def build_notes(
     """
     r = _Results(recorded)
     bundle = None if bundle_sha256 is None else (bundle_sha256, sums_sha256 or _NONE)
-    lines = [
+    header = [
         f"# Review notes (draft): {_code(r.result.get('protocol'), cell=False)}",
         "",
         "Drafted by `ablation notes` from one results file, for the independent reviewer. Every figure below is "
         "recorded in, or computed exactly from, that file. Nothing here is an adoption decision.",
-        "",
-        *_cite(r, results_sha256, bundle, signature, image_digest),
-        "",
-        *_signature(signature),
-        "",
-        *_image(r, image_digest),
-        "",
-        *_digests(r, results_sha256, bundle),
-        "",
-        *_repositories(r),
-        "",
-        *_populations(r),
-        "",
-        *_per_repository(r),
-        "",
-        *_gates(r),
-        "",
-        *_staleness(r),
-        "",
-        *_structural(r),
-        "",
-        *_costs(r),
-        "",
-        *_limitations(),
-        "",
-        *_decision(),
     ]
-    return "\n".join(lines) + "\n"
+    sections = (
+        header,
+        _cite(r, results_sha256, bundle, signature, image_digest),
+        _signature(signature),
+        _image(r, image_digest),
+        _digests(r, results_sha256, bundle),
+        _repositories(r),
+        _populations(r),
+        _per_repository(r),
+        _gates(r),
+        _staleness(r),
+        _structural(r),
+        _costs(r),
+        _limitations(),
+        _decision(),
+    )
+    lines = [line for section in sections for line in (*section, "")]  # a blank line after each section
+    return "\n".join(lines[:-1]) + "\n"
 
 
 def render_notes(
