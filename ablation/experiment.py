@@ -20,7 +20,7 @@ from ablation.contracts.source_list import SourceListArtifact, validate_source_l
 from ablation.contracts.staleness import StalenessSample, validate_staleness
 from ablation.contracts.structural import StructuralEvidence, validate_bundle
 from ablation.errors import BundleInvalid
-from ablation.strictjson import JsonGrammarError, Utf8Error, Violation, decode_utf8, parse_text
+from ablation.strictjson import JsonGrammarError, ParsedText, Utf8Error, Violation, decode_utf8, parse_text
 from ablation.text import is_commit, is_nbtext, is_normalized
 
 __all__ = [
@@ -29,7 +29,9 @@ __all__ = [
     "Case",
     "Repository",
     "ValidatedExperiment",
+    "parse_input",
     "validate_experiment",
+    "validate_parsed",
 ]
 
 PROTOCOL = "pi-context-packer-source-selection-ablation/v2"
@@ -110,8 +112,8 @@ def _describe(v: Violation, text: str) -> tuple[str, str]:
     return v.expected, v.found
 
 
-def _parse_file(data: bytes, rep: Reporter) -> tuple[object, dict[int, Violation]]:
-    """Steps 1–2: decode and parse; returns the value and the first SB-0 violation per case."""
+def _parse_file(data: bytes, rep: Reporter) -> ParsedText:
+    """Steps 1–2: decode and parse; every violation outside a structural bundle is reported."""
     try:
         text = decode_utf8(data)
     except Utf8Error as exc:
@@ -124,16 +126,28 @@ def _parse_file(data: bytes, rep: Reporter) -> tuple[object, dict[int, Violation
         rep.fail(exc.rule, _grammar_where(text, exc.offset), exc.expected, exc.found)
         rep.finish()
         raise AssertionError from None
-    sb0: dict[int, Violation] = {}
     for v in parsed.violations:
-        c = _in_bundle(v)
-        if c is None:
+        if _in_bundle(v) is None:
             expected, found = _describe(v, text)
             rep.fail(v.rule, v.pointer, expected, found)
-        else:
-            sb0.setdefault(c, v)
     rep.finish()
-    return parsed.value, sb0
+    return parsed
+
+
+def parse_input(data: bytes, *, collect_all: bool = False) -> ParsedText:
+    """Steps 1–2 of :func:`validate_experiment` alone: the input decoded and parsed, once.
+
+    Returns:
+        The parsed value and its strictness violations, every one of them
+        inside a ``/cases/{c}/structuralEvidence`` (each makes that case's
+        bundle fail SB-0); :func:`validate_parsed` takes it on.
+
+    Raises:
+        InputRejected / RejectedInput: TOP-1 … TOP-11 outside the structural bundles.
+
+    Spec: SPEC.md §2.3, §2.4.
+    """
+    return _parse_file(data, Reporter(collect_all=collect_all))
 
 
 def _validate_repository(repo: object, r: int, rep: Reporter) -> Repository | None:
@@ -218,7 +232,7 @@ def _check_unique_ids(repositories: list[Repository | None], rep: Reporter) -> N
 
 
 def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedExperiment:
-    """Validate a whole prepared input.
+    """Validate a whole prepared input: :func:`validate_parsed` of :func:`parse_input`.
 
     Args:
         data: the exact input bytes (already hash-checked; decompressed for ``.json.gz``).
@@ -233,8 +247,22 @@ def validate_experiment(data: bytes, *, collect_all: bool = False) -> ValidatedE
 
     Spec: SPEC.md §2, §4 (consequences §4.0, order §4.12).
     """
+    return validate_parsed(parse_input(data, collect_all=collect_all), collect_all=collect_all)
+
+
+def validate_parsed(parsed: ParsedText, *, collect_all: bool = False) -> ValidatedExperiment:
+    """Steps 3–6 of :func:`validate_experiment` on the parse :func:`parse_input` returned.
+
+    Raises:
+        InputRejected / RejectedInput: as :func:`validate_experiment`, for TOP-13 onwards.
+    """
     rep = Reporter(collect_all=collect_all)
-    value, sb0 = _parse_file(data, rep)
+    value = parsed.value
+    sb0: dict[int, Violation] = {}
+    for v in parsed.violations:
+        c = _in_bundle(v)
+        if c is not None:
+            sb0.setdefault(c, v)
     if not rep.check_closed("TOP-13", value, "", ("protocol", "repositories", "cases")):
         rep.finish()
     assert isinstance(value, dict)

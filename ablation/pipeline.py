@@ -25,6 +25,7 @@ __all__ = [
     "Evaluation",
     "LoadedInput",
     "evaluate",
+    "evaluate_experiment",
     "gunzip_members",
     "load_input",
     "output_members",
@@ -43,12 +44,15 @@ class LoadedInput:
         sha256: bare lowercase hex SHA-256 of ``data``.
         gzip_sha256: hex SHA-256 of the compressed file, for a gzip input.
         pinned: whether the caller supplied ``--input-sha256`` (and it matched).
+        as_given: the file's bytes as read, hashed and decompressed (``data``
+            itself for a plain ``.json``), which ``archive`` bundles.
     """
 
     data: bytes
     sha256: str
     gzip_sha256: str | None
     pinned: bool
+    as_given: bytes
 
 
 def _hex_argument(value: str | None, option: str) -> str | None:
@@ -292,7 +296,7 @@ def load_input(
         if want == gzip_sha:
             msg += _GIVEN_THE_GZIP_HASH
         raise IntegrityError(msg)
-    return LoadedInput(data=data, sha256=sha, gzip_sha256=gzip_sha, pinned=want is not None)
+    return LoadedInput(data=data, sha256=sha, gzip_sha256=gzip_sha, pinned=want is not None, as_given=raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +317,14 @@ def evaluate(data: bytes, *, collect_all: bool = False) -> Evaluation:
 
     Spec: SPEC.md §2–§8; PRODUCT.md "gateAssessment".
     """
-    experiment = validate_experiment(data, collect_all=collect_all)
+    return evaluate_experiment(validate_experiment(data, collect_all=collect_all))
+
+
+def evaluate_experiment(experiment: ValidatedExperiment) -> Evaluation:
+    """Select, measure and assess an input already validated (:func:`evaluate` without the validation).
+
+    Spec: SPEC.md §5–§8; PRODUCT.md "gateAssessment".
+    """
     outcomes = evaluate_cases(experiment)
     return Evaluation(
         experiment=experiment,

@@ -21,13 +21,19 @@ __all__ = ["parse_sums", "render_sums"]
 _SUMS_LINE = re.compile(r"([0-9a-f]{64})  ([^\x00-\x1f\x7f\\]+)")
 
 
-def render_sums(files: Mapping[str, bytes]) -> bytes:
+def render_sums(files: Mapping[str, bytes], digests: Mapping[str, str] | None = None) -> bytes:
     """``SHA256SUMS`` of ``files`` (path → bytes): ``<hex>  <path>\\n`` per file, sorted by UTF-8 path.
+
+    ``digests`` (path → hex) are SHA-256 values the caller already computed
+    over exactly those files' bytes (the input, hashed when it was read); the
+    other files are hashed here.
 
     >>> render_sums({"b": b"", "a": b"x"}).decode().split("\\n")[1]
     'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  b'
     """
-    return "".join(f"{sha256_hex(files[p])}  {p}\n" for p in sorted(files, key=utf8_key)).encode("utf-8")
+    known = digests or {}
+    lines = (f"{known.get(p) or sha256_hex(files[p])}  {p}\n" for p in sorted(files, key=utf8_key))
+    return "".join(lines).encode("utf-8")
 
 
 def _text(data: bytes, member: str) -> str:

@@ -15,15 +15,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ablation.bundle.bundled import BundledInput, bundled_input, fail
 from ablation.bundle.keys import fingerprint, load_public_key, verifies
-from ablation.bundle.layout import INDEX, SIGNATURE, SUMS, derive_evidence, shown, top_folder, utf8_key
+from ablation.bundle.layout import INDEX, SIGNATURE, SUMS, shown, top_folder, utf8_key
+from ablation.bundle.prepared import ParsedInput
 from ablation.bundle.reader import BundleContents, read_bundle_file
 from ablation.bundle.recompute import identity_differences, require_recomputed
 from ablation.canonical import sha256_hex
 from ablation.closure import LAYERS
 from ablation.errors import InputRejected, IntegrityError, RejectedInput
-from ablation.pipeline import evaluate
 from ablation.results_file import RecordedIdentity, RecordedResults, check_input_hashes, load_identity, load_results
-from ablation.strictjson import decode_utf8, parse_text
 
 __all__ = ["CHECKS", "BundleReport", "verify_bundle"]
 
@@ -57,6 +56,8 @@ class _Verification:
     fingerprint: str | None = None
     bundled: BundledInput | None = None
     results: RecordedResults | None = None
+    index: bytes = b""
+    expected: dict[str, tuple[str, str]] = field(default_factory=dict)  # evidence path -> (hex SHA-256, origin)
     evidence_count: int = 0
     identity: RecordedIdentity | None = None
     current: dict[str, object] = field(default_factory=dict)
@@ -128,12 +129,18 @@ def check_results(v: _Verification) -> str:
 def check_recomputed(v: _Verification) -> str:
     """The input validates here, and ``result`` and ``gateAssessment`` equal the recomputation byte-for-byte.
 
-    The evaluation is dropped afterwards, so that it and the evidence check's
-    parse are never in memory together (peak memory stays near ``run``'s).
+    The input is parsed once (:class:`ParsedInput`): the evidence it gives is
+    derived and hashed first, for :func:`check_evidence`, and the parse is
+    dropped once the input is validated, so that it and the evaluation are
+    never in memory together (peak memory stays near ``run``'s).
     """
     top, bundled = v.contents.top, v.input
     try:
-        evaluation = evaluate(bundled.data)
+        parsed = ParsedInput(bundled.data)
+        evidence, v.index = parsed.evidence(input_sha256=bundled.sha256, input_member=bundled.member)
+        v.expected = {f.path: (sha256_hex(f.data), f.origin) for f in evidence}
+        del evidence
+        evaluation = parsed.evaluate()
     except (InputRejected, RejectedInput) as exc:
         msg = f"{top}/{shown(bundled.member)}: does not validate in the current environment: {str(exc).splitlines()[0]}"
         raise IntegrityError(msg) from None
@@ -142,18 +149,14 @@ def check_recomputed(v: _Verification) -> str:
 
 
 def check_evidence(v: _Verification) -> str:
-    """The evidence files and ``evidence/index.json`` equal what the bundled input's raw strings give."""
-    top, bundled, contents = v.contents.top, v.input, v.contents
-    parsed = parse_text(decode_utf8(bundled.data))
-    evidence, index = derive_evidence(
-        parsed.value, input_sha256=bundled.sha256, input_member=bundled.member, violations=parsed.violations
-    )
-    del parsed
-    if contents.files.get(INDEX) != index:
+    """The evidence files and ``evidence/index.json`` equal what the bundled input's raw strings give.
+
+    What they give was derived by :func:`check_recomputed` from its parse of the bundled input.
+    """
+    top, contents, expected = v.contents.top, v.contents, v.expected
+    if contents.files.get(INDEX) != v.index:
         msg = f"{top}/{INDEX}: differs from the index derived from the bundled input"
         raise IntegrityError(msg)
-    expected = {f.path: (sha256_hex(f.data), f.origin) for f in evidence}
-    del evidence
     found = sorted((p for p in contents.digests if p.startswith("evidence/") and p != INDEX), key=utf8_key)
     problems = [
         f"{top}/{shown(p)}: not derived from any raw string of the bundled input" for p in found if p not in expected

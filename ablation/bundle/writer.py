@@ -13,6 +13,7 @@ import stat
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ablation.bundle.keys import load_private_key
 from ablation.bundle.layout import (
@@ -21,19 +22,21 @@ from ablation.bundle.layout import (
     SIGNATURE,
     SUMS,
     check_name,
-    derive_evidence,
     top_folder,
     utf8_key,
 )
+from ablation.bundle.prepared import ParsedInput
 from ablation.bundle.recompute import require_recomputed
 from ablation.bundle.sums import render_sums
 from ablation.bundle.tarformat import MAX_MTIME, bundle_bytes
 from ablation.canonical import sha256_hex
-from ablation.errors import IntegrityError, UsageError
+from ablation.errors import UsageError
 from ablation.output import dumps, read_file, refuse_existing, write_exclusive
-from ablation.pipeline import LoadedInput, evaluate, load_input
+from ablation.pipeline import LoadedInput, load_input
 from ablation.results_file import RecordedResults, check_input_hashes, load_results
-from ablation.strictjson import JsonGrammarError, Utf8Error, decode_utf8, parse_text
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 __all__ = ["create_bundle", "source_date_epoch"]
 
@@ -164,19 +167,6 @@ def collect_extras(paths: Iterable[str]) -> dict[str, bytes]:
     return extras
 
 
-def _compressed_input(input_path: str, gzip_sha256: str) -> bytes:
-    """The ``.gz`` input file as given (``load_input`` keeps only its decompressed bytes), re-read and re-hashed.
-
-    Raises:
-        IntegrityError: the file changed after ``load_input`` hashed it (exit 3).
-    """
-    as_given = read_file(input_path, "input")
-    if sha256_hex(as_given) != gzip_sha256:
-        msg = f"input {input_path!r} changed while it was being archived"
-        raise IntegrityError(msg)
-    return as_given
-
-
 def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -> tuple[bytes, RecordedResults]:
     """The results file's bytes and parsed value, once it is one and names the input's hashes.
 
@@ -192,36 +182,42 @@ def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -
 
 
 def _contents(
-    input_member: str, as_given: bytes, loaded: LoadedInput, results: bytes, identity: bytes
+    member: str, loaded: LoadedInput, parsed: ParsedInput, fixed: Mapping[str, bytes], signer: Ed25519PrivateKey | None
 ) -> dict[str, bytes]:
-    """The bundle's files below the top folder, before ``extra/``, ``SHA256SUMS`` and the signature.
+    """Every file below the top folder: the input as read, the evidence, ``fixed``, ``SHA256SUMS`` and the signature.
 
-    Raises:
-        InputRejected / RejectedInput: the input is not JSON text at all (exit 4).
+    ``fixed`` holds ``results.json``, ``identity.json`` and the ``extra/`` files.
+    ``SHA256SUMS`` takes the input's digest from :func:`load_input`, which hashed
+    those very bytes; it hashes every other file.
     """
-    try:
-        parsed = parse_text(decode_utf8(loaded.data))
-    except (JsonGrammarError, Utf8Error):
-        evaluate(loaded.data)  # raises the rejection that names the rule
-        raise
-    evidence, index = derive_evidence(
-        parsed.value, input_sha256=loaded.sha256, input_member=input_member, violations=parsed.violations
-    )
-    files = {input_member: as_given, "results.json": results, "identity.json": identity, INDEX: index}
+    evidence, index = parsed.evidence(input_sha256=loaded.sha256, input_member=member)
+    files = {member: loaded.as_given, INDEX: index, **fixed}
     files.update((f.path, f.data) for f in evidence)
+    files[SUMS] = render_sums(files, {member: loaded.gzip_sha256 or loaded.sha256})
+    if signer is not None:
+        files[SIGNATURE] = signer.sign(files[SUMS])
     return files
 
 
 def _recomputed_bundle(
-    loaded: LoadedInput, files: dict[str, bytes], mtime: int, results: bytes, recorded: RecordedResults, shown: str
+    parsed: ParsedInput,
+    top: str,
+    files: dict[str, bytes],
+    mtime: int,
+    results: bytes,
+    recorded: RecordedResults,
+    shown: str,
 ) -> bytes:
     """The bundle's bytes, once ``results`` equals the recomputation of the input (IntegrityError otherwise).
 
-    The tar.gz is compressed while the input is evaluated (zlib releases the GIL).
+    The tar.gz is compressed while the input is validated and evaluated (zlib releases the GIL).
+
+    Raises:
+        InputRejected / RejectedInput: the input is not admissible (exit 4).
     """
     with ThreadPoolExecutor(max_workers=1) as pool:
-        compressing = pool.submit(bundle_bytes, top_folder(loaded.sha256), files, mtime=mtime)
-        require_recomputed(results, recorded, evaluate(loaded.data), shown)
+        compressing = pool.submit(bundle_bytes, top, files, mtime=mtime)
+        require_recomputed(results, recorded, parsed.evaluate(), shown)
         return compressing.result()
 
 
@@ -249,11 +245,12 @@ def create_bundle(
         (:func:`ablation.output.write_exclusive`).
 
     Steps: refuse an existing bundle; read the signing key and ``--evidence`` files; read the
-    input (a ``.json.gz`` is decompressed; the bundle keeps the file as given); the results file
+    input once (a ``.json.gz`` is decompressed; the bundle keeps the bytes read); the results file
     must be one (not JSON or the wrong shape is a usage error), name the input's hashes, and equal
-    the recomputation byte-for-byte; extract the raw owner artifacts; write ``identity.json``,
-    ``SHA256SUMS`` and the optional signature; write the deterministic tar.gz with exclusive
-    create. It is compressed while the input is evaluated, and written only once they matched.
+    the recomputation byte-for-byte; parse the input once (:class:`ParsedInput`), for the raw
+    owner artifacts and then the recomputation; write ``identity.json``, ``SHA256SUMS`` and the
+    optional signature; write the deterministic tar.gz with exclusive create. It is compressed
+    while the input is validated and evaluated, and written only once they matched.
 
     Args:
         input_path: the prepared input (``.json`` or ``.json.gz``).
@@ -281,13 +278,11 @@ def create_bundle(
     input_name = Path(input_path).name
     check_name(input_name, "input file name")
     loaded = load_input(input_path)
-    as_given = loaded.data if loaded.gzip_sha256 is None else _compressed_input(input_path, loaded.gzip_sha256)
     results, recorded = _recorded_results(results_path, loaded, f"input {input_path!r}")
-    files = _contents(f"input/{input_name}", as_given, loaded, results, _identity_bytes())
-    files.update(extras)
-    files[SUMS] = render_sums(files)
-    if signer is not None:
-        files[SIGNATURE] = signer.sign(files[SUMS])
-    data = _recomputed_bundle(loaded, files, mtime, results, recorded, f"results file {results_path!r}")
+    fixed = {"results.json": results, "identity.json": _identity_bytes(), **extras}
+    parsed = ParsedInput(loaded.data)
+    files = _contents(f"input/{input_name}", loaded, parsed, fixed, signer)
+    top, shown = top_folder(loaded.sha256), f"results file {results_path!r}"
+    data = _recomputed_bundle(parsed, top, files, mtime, results, recorded, shown)
     warning = write_exclusive(bundle_path, data)
     return sha256_hex(data), warning
