@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ablation.contracts.base import Reporter, child, show
+from ablation.contracts.base import Reporter, Shape, child, show
 from ablation.contracts.cases import CaseRecord, RepositoryRef, validate_cases
 from ablation.contracts.preparation import PreparationObservation, validate_preparation
 from ablation.contracts.source_list import SourceListArtifact, validate_source_list_artifact
@@ -36,7 +36,8 @@ __all__ = [
 
 PROTOCOL = "pi-context-packer-source-selection-ablation/v2"
 BUNDLE_FAILURE_PREFIX = "structural_evidence_validation_failed:"
-_REPOSITORY_MEMBERS = ("id", "commit", "sourceListArtifact", "sourceListPreparation", "metadataStalenessSample")
+_REPOSITORY = Shape(("id", "commit", "sourceListArtifact", "sourceListPreparation", "metadataStalenessSample"))
+_TOP_LEVEL = Shape(("protocol", "repositories", "cases"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +154,7 @@ def parse_input(data: bytes, *, collect_all: bool = False) -> ParsedText:
 def _validate_repository(repo: object, r: int, rep: Reporter) -> Repository | None:
     """REPO-2 … REPO-5 with SL, PREP, GIT and STALE for ``/repositories/{r}``."""
     w = f"/repositories/{r}"
-    if not rep.check_closed("REPO-2", repo, w, _REPOSITORY_MEMBERS):
+    if not _REPOSITORY.report(rep, "REPO-2", repo, w):
         artifact = repo.get("sourceListArtifact") if isinstance(repo, dict) else None
         if isinstance(artifact, dict):  # the source-list text is examined regardless (§2.4)
             validate_source_list_artifact(artifact, child(w, "sourceListArtifact"), rep)
@@ -263,7 +264,7 @@ def validate_parsed(parsed: ParsedText, *, collect_all: bool = False) -> Validat
         c = _in_bundle(v)
         if c is not None:
             sb0.setdefault(c, v)
-    if not rep.check_closed("TOP-13", value, "", ("protocol", "repositories", "cases")):
+    if not _TOP_LEVEL.report(rep, "TOP-13", value, ""):
         rep.finish()
     assert isinstance(value, dict)
     if not (type(value["protocol"]) is str and value["protocol"] == PROTOCOL):

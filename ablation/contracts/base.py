@@ -1,4 +1,12 @@
-"""Shared helpers of the REJECT contracts: the violation reporter, closed-object and type checks.
+"""Shared helpers of the contracts: value display, predicates, closed objects, the two failure forms.
+
+Two contract families share these helpers. The REJECT contracts (source
+list, git index, preparation, staleness, cases) report through a
+:class:`Reporter` (fail fast, or collect every violation); the structural
+bundle contracts (request, receipt, execution observation, bundle) stop at the
+first failure with :func:`fail`, which raises
+:class:`~ablation.errors.BundleInvalid`. Both check closed objects with one
+:class:`Shape` declared per object kind.
 
 Spec: SPEC.md §2.5 (message form), §4.0 (``Closed``, ≡, consequences), §9.3.
 """
@@ -6,16 +14,17 @@ Spec: SPEC.md §2.5 (message form), §4.0 (``Closed``, ≡, consequences), §9.3
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeGuard
+from typing import NoReturn, TypeGuard
 
-from ablation.errors import InputRejected, RejectedInput
+from ablation.errors import BundleInvalid, InputRejected, RejectedInput, format_where
 from ablation.strictjson import child
 
-__all__ = ["SHOW_LIMIT", "Reporter", "child", "closed_problem", "is_int", "same", "show"]
+__all__ = ["SHOW_LIMIT", "Reporter", "Shape", "child", "closed_problem", "fail", "is_int", "same", "show"]
 
 
 SHOW_LIMIT = 80
 _JSON_CONSTANTS: dict[object, str] = {None: "null", True: "true", False: "false"}
+_WHERE_LIMIT = 240
 
 
 def show(value: object) -> str:
@@ -53,23 +62,7 @@ def is_int(value: object) -> TypeGuard[int]:
     return type(value) is int
 
 
-def closed_problem(value: object, required: Iterable[str], optional: Iterable[str] = ()) -> str | None:
-    """Describe why ``value`` is not ``Closed{required; optional}``, or ``None`` when it is.
-
-    Unknown members are reported in document order first, then missing ones in
-    the listed order, so the first problem is the same on every run.
-    """
-    if not isinstance(value, dict):
-        return show(value)
-    req = tuple(required)
-    allowed = set(req) | set(optional)
-    for key in value:
-        if key not in allowed:
-            return f"unknown member {key!r}"
-    for key in req:
-        if key not in value:
-            return f"missing member {key!r}"
-    return None
+# ------------------------------------------------------------------ the two failure forms
 
 
 class Reporter:
@@ -95,15 +88,131 @@ class Reporter:
     def check_closed(
         self, rule: str, value: object, where: str, required: Iterable[str], optional: Iterable[str] = ()
     ) -> bool:
-        """Report ``rule`` unless ``value`` is ``Closed{required; optional}``; return whether it is."""
-        req = tuple(required)
-        problem = closed_problem(value, req, optional)
-        if problem is None:
-            return True
-        self.fail(rule, where, f"an object with exactly the members {', '.join(req)}", problem)
-        return False
+        """:meth:`Shape.report` for a member list given at the call; return whether ``value`` fits."""
+        optional = tuple(optional)
+        return Shape((*required, *optional), optional).report(self, rule, value, where)
 
     def finish(self) -> None:
         """Raise :class:`RejectedInput` when violations were collected."""
         if self.violations:
             raise RejectedInput(list(self.violations))
+
+
+def _one_line(text: str) -> str:
+    """Escape every non-printable character (newlines, U+2028, controls) and bound the length."""
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
+    if len(text) > _WHERE_LIMIT:
+        text = text[: _WHERE_LIMIT - 1] + "…"
+    return text
+
+
+def fail(rule: str, where: str, expected: str, found: str) -> NoReturn:
+    """Raise :class:`BundleInvalid` for ``rule`` with the detail ``at <where>: expected …; found …``.
+
+    Args:
+        rule: the rule ID, e.g. ``"REQ-7"``.
+        where: a JSON Pointer relative to ``/cases/{c}/structuralEvidence``
+            without its leading ``/`` (``"expectedRequest/seeds/1/value"``);
+            ``""`` for the bundle itself; for an embedded text, the text's
+            location, `` -> `` and an inner pointer or ``character N``.
+        expected: what the rule requires.
+        found: what was found (use :func:`show` for values).
+
+    Raises:
+        BundleInvalid: always.
+    """
+    raise BundleInvalid(rule, f"at {format_where(_one_line(where))}: expected {expected}; found {found}")
+
+
+# ------------------------------------------------------------------ closed objects
+
+
+class Shape:
+    """A ``Closed{…; optional …}`` predicate (SPEC §4.0), declared once per object kind.
+
+    The first problem is the same for both contract families: for a
+    non-object the value itself; else the first unknown member in document
+    order; else the first missing member in the order of the spec. Each family
+    words it as its messages always have: :meth:`check` (bundle rules)
+    ``expected an object Closed{a, b; optional c}; found an unknown member 'x'``
+    or ``… found no member 'x'``; :meth:`report` (REJECT rules)
+    ``expected an object with exactly the members a, b; found unknown member 'x'``
+    or ``… found missing member 'x'``.
+
+    Args:
+        names: every member name, required or optional, in the order of the spec.
+        optional: the names that may be absent.
+    """
+
+    __slots__ = ("_all", "_closed", "_exactly", "_optional", "_required", "names")
+
+    def __init__(self, names: Iterable[str], optional: Iterable[str] = ()) -> None:
+        self.names = tuple(names)
+        self._optional = frozenset(optional)
+        self._all = frozenset(self.names)
+        self._required = self._all - self._optional
+        required = ", ".join(n for n in self.names if n not in self._optional)
+        self._exactly = f"an object with exactly the members {required}"
+        listed = required
+        if self._optional:
+            listed += "; optional " + ", ".join(n for n in self.names if n in self._optional)
+        self._closed = f"an object Closed{{{listed}}}"
+
+    def fits(self, value: object) -> bool:
+        """Whether ``value`` satisfies the predicate (no message; the fast path of hot loops)."""
+        if type(value) is not dict:
+            return False
+        keys = value.keys()
+        return keys == self._all or bool(self._optional and keys >= self._required and keys <= self._all)
+
+    def _first_problem(self, value: dict[str, object]) -> tuple[bool, str] | None:
+        """(True, key) for the first unknown member, (False, key) for the first missing one; ``None`` if it fits."""
+        keys = value.keys()
+        if keys == self._all or (self._optional and keys >= self._required and keys <= self._all):
+            return None
+        for key in value:
+            if key not in self._all:
+                return True, key
+        for key in self.names:
+            if key not in value and key not in self._optional:
+                return False, key
+        return None  # pragma: no cover - the two loops cover every other key set
+
+    def problem(self, value: object) -> str | None:
+        """The first problem in the REJECT wording (``unknown member 'x'``), or ``None`` when ``value`` fits."""
+        if not isinstance(value, dict):
+            return show(value)
+        found = self._first_problem(value)
+        if found is None:
+            return None
+        unknown, key = found
+        return f"{'unknown' if unknown else 'missing'} member {key!r}"
+
+    def report(self, rep: Reporter, rule: str, value: object, where: str) -> bool:
+        """Report REJECT ``rule`` through ``rep`` unless ``value`` fits; return whether it fits."""
+        problem = self.problem(value)
+        if problem is None:
+            return True
+        rep.fail(rule, where, self._exactly, problem)
+        return False
+
+    def check(self, rule: str, value: object, where: str) -> dict[str, object]:
+        """Return ``value`` as a dict when it fits; otherwise fail bundle ``rule``.
+
+        Raises:
+            BundleInvalid: ``rule`` at ``where``.
+        """
+        if not isinstance(value, dict):
+            fail(rule, where, self._closed, show(value))
+        found = self._first_problem(value)
+        if found is None:
+            return value
+        unknown, key = found
+        fail(rule, where, self._closed, f"an unknown member {show(key)}" if unknown else f"no member {key!r}")
+
+
+def closed_problem(value: object, required: Iterable[str], optional: Iterable[str] = ()) -> str | None:
+    """:meth:`Shape.problem` for a member list given at the call: why ``value`` is not closed, or ``None``."""
+    optional = tuple(optional)
+    return Shape((*required, *optional), optional).problem(value)

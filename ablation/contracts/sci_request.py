@@ -1,4 +1,4 @@
-"""The SCI request grammar (REQ-1 … REQ-18) and the helpers every bundle check shares.
+"""The SCI request grammar (REQ-1 … REQ-18), checked where a bundle holds a request.
 
 A request appears twice in a structural bundle: as ``expectedRequest`` (all of
 REQ-1 … REQ-18, through SB-2) and as ``receipt/request`` (REQ-1 … REQ-14
@@ -7,12 +7,9 @@ location of the request as a pointer relative to
 ``/cases/{c}/structuralEvidence`` (``"expectedRequest"`` or
 ``"receipt/request"``), so the failure names where it was found.
 
-The bundle helpers (:func:`fail`, :func:`same`, :func:`show`, :class:`Shape`,
-:func:`is_int`) live here because this is the lowest of the four bundle
-modules (:mod:`~ablation.contracts.sci_receipt`,
-:mod:`~ablation.contracts.execution` and :mod:`~ablation.contracts.structural`
-build on it). Every failure is a :class:`~ablation.errors.BundleInvalid` whose
-detail reads ``at <where>: expected <expected>; found <found>`` (one line).
+Every failure is a :class:`~ablation.errors.BundleInvalid` raised by
+:func:`~ablation.contracts.base.fail`, whose detail reads
+``at <where>: expected <expected>; found <found>`` (one line).
 
 Spec: SPEC.md §4.0 (predicates, ≡), §4.9 (REQ), §4.12 (order), §9.3, §9.11.
 """
@@ -20,12 +17,9 @@ Spec: SPEC.md §4.0 (predicates, ≡), §4.9 (REQ), §4.12 (order), §9.3, §9.1
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import NoReturn
 
 from ablation.contracts.base import SHOW_LIMIT as _SHOW_LIMIT
-from ablation.contracts.base import is_int, same, show
-from ablation.errors import BundleInvalid, format_where
+from ablation.contracts.base import Shape, fail, is_int, same, show
 from ablation.strictjson import child
 from ablation.text import is_nbtext, is_normalized, is_portable, is_safe_path
 
@@ -33,13 +27,8 @@ __all__ = [
     "LIMIT_MAXIMA",
     "OPERATIONS",
     "SEED_KINDS",
-    "Shape",
     "check_phase_b",
     "check_request",
-    "fail",
-    "is_int",
-    "same",
-    "show",
 ]
 
 #: The five SCI operations (REQ-11, RCPT-25), in the order of the spec.
@@ -57,87 +46,6 @@ LIMIT_MAXIMA: dict[str, int] = {
 _OPERATION_SET = frozenset(OPERATIONS)
 _SEED_KIND_SET = frozenset(SEED_KINDS)
 _SEED_ID = re.compile(r"seed:[a-z0-9][a-z0-9._-]{0,127}")
-_WHERE_LIMIT = 240
-
-# ------------------------------------------------------------------ shared helpers
-
-
-def _one_line(text: str) -> str:
-    """Escape every non-printable character (newlines, U+2028, controls) and bound the length."""
-    if not text.isprintable():
-        text = "".join(ch if ch.isprintable() else f"\\u{ord(ch):04x}" for ch in text)
-    if len(text) > _WHERE_LIMIT:
-        text = text[: _WHERE_LIMIT - 1] + "…"
-    return text
-
-
-def fail(rule: str, where: str, expected: str, found: str) -> NoReturn:
-    """Raise :class:`BundleInvalid` for ``rule`` with the detail ``at <where>: expected …; found …``.
-
-    Args:
-        rule: the rule ID, e.g. ``"REQ-7"``.
-        where: a JSON Pointer relative to ``/cases/{c}/structuralEvidence``
-            without its leading ``/`` (``"expectedRequest/seeds/1/value"``);
-            ``""`` for the bundle itself; for an embedded text, the text's
-            location, `` -> `` and an inner pointer or ``character N``.
-        expected: what the rule requires.
-        found: what was found (use :func:`show` for values).
-
-    Raises:
-        BundleInvalid: always.
-    """
-    raise BundleInvalid(rule, f"at {format_where(_one_line(where))}: expected {expected}; found {found}")
-
-
-class Shape:
-    """A ``Closed{…; optional …}`` predicate with its failure message (SPEC §4.0).
-
-    Args:
-        names: every member name, required or optional, in the order of the spec.
-        optional: the names that may be absent.
-    """
-
-    __slots__ = ("_all", "_expected", "_optional", "_required", "names")
-
-    def __init__(self, names: Iterable[str], optional: Iterable[str] = ()) -> None:
-        self.names = tuple(names)
-        self._optional = frozenset(optional)
-        self._all = frozenset(self.names)
-        self._required = self._all - self._optional
-        listed = ", ".join(n for n in self.names if n not in self._optional)
-        if self._optional:
-            listed += "; optional " + ", ".join(n for n in self.names if n in self._optional)
-        self._expected = f"an object Closed{{{listed}}}"
-
-    def fits(self, value: object) -> bool:
-        """Whether ``value`` satisfies the predicate (no message; the fast path of hot loops)."""
-        if type(value) is not dict:
-            return False
-        keys = value.keys()
-        return keys == self._all or bool(self._optional and keys >= self._required and keys <= self._all)
-
-    def check(self, rule: str, value: object, where: str) -> dict[str, object]:
-        """Return ``value`` as a dict when it is such an object; otherwise fail ``rule``.
-
-        Unknown members are reported first, in document order; then the first
-        missing member in the order of the spec.
-
-        Raises:
-            BundleInvalid: ``rule`` at ``where``.
-        """
-        if not isinstance(value, dict):
-            fail(rule, where, self._expected, show(value))
-        keys = value.keys()
-        if keys == self._all or (self._optional and keys >= self._required and keys <= self._all):
-            return value
-        for key in value:
-            if key not in self._all:
-                fail(rule, where, self._expected, f"an unknown member {show(key)}")
-        for key in self.names:
-            if key not in value and key not in self._optional:
-                fail(rule, where, self._expected, f"no member {key!r}")
-        return value  # pragma: no cover - the two loops cover every other key set
-
 
 # ------------------------------------------------------------------ REQ-1 … REQ-14
 
