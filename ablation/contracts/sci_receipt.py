@@ -1,11 +1,11 @@
 """The SCI structural-evidence receipt (RCPT-1 … RCPT-41).
 
 Root: ``/cases/{c}/structuralEvidence/receipt``. The rules run in the order of
-SPEC §4.12 step 4: RCPT-1 … RCPT-17, then RCPT-18 … RCPT-29 entry by entry,
-then RCPT-30 … RCPT-39, RCPT-40 limitation by limitation, and RCPT-41. Each
-entry is checked in constant time (one canonical digest of its identity), and
-the receipt's canonical text is assembled once from per-member pieces so that
-RCPT-4, RCPT-5 and the later OBS-25/OBS-26 comparisons share it.
+SPEC §4.12 step 4: RCPT-1 … RCPT-16, then the evidence entries (RCPT-17 …
+RCPT-30, :mod:`~ablation.contracts.receipt_evidence`), then RCPT-31 …
+RCPT-39, RCPT-40 limitation by limitation, and RCPT-41. The receipt's
+canonical text is assembled once from per-member pieces so that RCPT-4,
+RCPT-5 and the later OBS-25/OBS-26 comparisons share it.
 
 Spec: SPEC.md §3.4, §4.10, §4.12, §9.3, §9.7, §9.11.
 """
@@ -16,22 +16,12 @@ import re
 from dataclasses import dataclass
 
 from ablation.canonical import canon, raw_digest
-from ablation.contracts.sci_request import (
-    OPERATIONS,
-    Shape,
-    check_request,
-    fail,
-    is_int,
-    same,
-    show,
-)
-from ablation.strictjson import child
-from ablation.text import is_nbtext, is_portable, is_safe_path, is_text, is_token
+from ablation.contracts.base import Shape, child, fail, is_int, same, show
+from ablation.contracts.receipt_evidence import check_evidence
+from ablation.contracts.sci_request import check_request
+from ablation.text import is_nbtext, is_portable, is_text, is_token
 
 __all__ = [
-    "EDGE_TYPES",
-    "IDENTITY_KINDS",
-    "OPERATION_KINDS",
     "OUTCOME_STATUSES",
     "PRODUCER_NAME",
     "RECEIPT_SCHEMA",
@@ -42,18 +32,6 @@ __all__ = [
 RECEIPT_SCHEMA = "semantic-code-intelligence.structural_evidence_receipt.v1"
 PRODUCER_NAME = "semantic-code-intelligence"
 OUTCOME_STATUSES = ("succeeded", "failed", "timed_out", "unavailable")
-#: Evidence identity kinds (RCPT-19), in the spec's listing order.
-IDENTITY_KINDS = ("match", "definition", "reference", "graph_node", "graph_edge")
-EDGE_TYPES = ("import", "export", "caller", "callee", "semantic")
-#: RCPT-26: the identity kinds each operation may produce.
-OPERATION_KINDS: dict[str, frozenset[str]] = {
-    "structural_search": frozenset({"match"}),
-    "ast_query": frozenset({"match"}),
-    "find_definition": frozenset({"definition"}),
-    "find_references": frozenset({"reference"}),
-    "graph_expand": frozenset({"graph_node", "graph_edge"}),
-}
-MAX_EVIDENCE = 10_000
 MAX_LIMITATIONS = 128
 
 _RECEIPT = Shape(
@@ -75,24 +53,11 @@ _PRODUCER = Shape(("name", "version", "workflow"))
 _BACKEND = Shape(("name", "version", "executable", "outcome"))
 _EXECUTABLE = Shape(("name", "version"))
 _OUTCOME = Shape(("status", "exitCode", "message"))
-_ENTRY = Shape(("id", "identity", "operation", "snippet", "byteCount", "provenance"))
-_IDENTITY: dict[str, Shape] = {
-    "match": Shape(("path", "kind", "range")),
-    "definition": Shape(("path", "kind", "range", "symbol")),
-    "reference": Shape(("path", "kind", "range", "symbol")),
-    "graph_node": Shape(("path", "kind", "symbol", "range"), optional=("range",)),
-    "graph_edge": Shape(("path", "kind", "symbol", "relatedPath", "relatedSymbol", "edgeType")),
-}
-_RANGE = Shape(("start", "end"))
-_POSITION = Shape(("line", "column"))
-_PROVENANCE = Shape(("backend", "workflow"))
 _SUMMARY = Shape(("returnedCount", "totalObservedCount", "evidenceBytes", "capped", "complete"))
 _LIMITATION = Shape(("code", "message", "affectsCompleteness"))
 
 _FINGERPRINT = re.compile(r"[A-Za-z0-9._:-]{16,256}")
 _LIMITATION_CODE = re.compile(r"[a-z][a-z0-9_]{0,63}")
-_OPERATION_SET = frozenset(OPERATIONS)
-_EDGE_TYPE_SET = frozenset(EDGE_TYPES)
 _STATUS_SET = frozenset(OUTCOME_STATUSES)
 
 
@@ -137,6 +102,24 @@ def check_receipt(receipt: object, where: str = "receipt") -> CheckedReceipt:
     Spec: SPEC.md §4.10.
     """
     r = _RECEIPT.check("RCPT-1", receipt, where)
+    request, pieces = _check_request_and_digests(r, where)
+    repository = _check_repository(r["repository"], child(where, "repository"))
+    producer = _check_producer(r["producer"], child(where, "producer"))
+    backend, status = _check_backend(r["backend"], child(where, "backend"))
+    ids = check_evidence(r["evidence"], child(where, "evidence"), request, backend["name"], producer["workflow"])
+    capped = _check_summary(r, where, request, ids)
+    affects = _check_limitations(r["limitations"], child(where, "limitations"))
+    _check_complete(r, where, repository, status, capped=capped, affects=affects)
+    return CheckedReceipt(
+        receipt=r,
+        canonical_text=_assemble(pieces),
+        request_canonical_text=pieces["request"],
+        candidate_ids=ids,
+    )
+
+
+def _check_request_and_digests(r: dict[str, object], where: str) -> tuple[dict[str, object], dict[str, str]]:
+    """RCPT-2 … RCPT-5; return the request and the canonical text of every member."""
     if not same(r["schema"], RECEIPT_SCHEMA):
         fail("RCPT-2", child(where, "schema"), repr(RECEIPT_SCHEMA), show(r["schema"]))
     request = check_request(r["request"], child(where, "request"))  # RCPT-3
@@ -152,12 +135,13 @@ def check_receipt(receipt: object, where: str = "receipt") -> CheckedReceipt:
             f"D(receipt minus receiptDigest) = {receipt_digest!r}",
             show(r["receiptDigest"]),
         )
-    repository = _check_repository(r["repository"], child(where, "repository"))
-    producer = _check_producer(r["producer"], child(where, "producer"))
-    backend, status = _check_backend(r["backend"], child(where, "backend"))
-    ids = _check_evidence(r["evidence"], child(where, "evidence"), request, backend["name"], producer["workflow"])
-    capped = _check_summary(r, where, request, ids)
-    affects = _check_limitations(r["limitations"], child(where, "limitations"))
+    return request, pieces
+
+
+def _check_complete(
+    r: dict[str, object], where: str, repository: dict[str, object], status: str, *, capped: bool, affects: bool
+) -> None:
+    """RCPT-41: ``summary.complete`` is true exactly when nothing limits the evidence."""
     summary = r["summary"]
     assert isinstance(summary, dict)
     complete = (
@@ -175,12 +159,6 @@ def check_receipt(receipt: object, where: str = "receipt") -> CheckedReceipt:
             "no limitation affecting completeness)",
             show(summary["complete"]),
         )
-    return CheckedReceipt(
-        receipt=r,
-        canonical_text=_assemble(pieces),
-        request_canonical_text=pieces["request"],
-        candidate_ids=ids,
-    )
 
 
 def _check_repository(value: object, where: str) -> dict[str, object]:
@@ -245,156 +223,6 @@ def _check_backend(value: object, where: str) -> tuple[dict[str, object], str]:
     if not ok:
         fail("RCPT-16", child(outcome_where, "exitCode"), expected, show(code))
     return backend, status
-
-
-def _check_range(value: object, where: str) -> None:
-    """RCPT-21 on one ``identity/range`` (a fast path for the valid shape, messages on the slow one)."""
-    if _RANGE.fits(value):
-        start, end = value["start"], value["end"]  # type: ignore[index]  # _RANGE.fits: an object with these members
-        if _POSITION.fits(start) and _POSITION.fits(end):
-            a, b, c, d = start["line"], start["column"], end["line"], end["column"]
-            if (
-                type(a) is int
-                and type(b) is int
-                and type(c) is int
-                and type(d) is int
-                and a >= 0
-                and b >= 0
-                and (c, d) >= (a, b)
-                and d >= 0
-            ):
-                return
-    rng = _RANGE.check("RCPT-21", value, where)
-    points: list[tuple[int, int]] = []
-    for end_name in ("start", "end"):
-        end_where = child(where, end_name)
-        position = _POSITION.check("RCPT-21", rng[end_name], end_where)
-        line, column = position["line"], position["column"]
-        for name, v in (("line", line), ("column", column)):
-            if not is_int(v) or v < 0:
-                fail("RCPT-21", child(end_where, name), "an Int >= 0", show(v))
-        points.append((line, column))  # type: ignore[arg-type]  # both checked as Int above (fail raises)
-    fail("RCPT-21", where, "end >= start (line, then column)", f"start {points[0]} and end {points[1]}")
-
-
-def _check_entry(  # one rule per branch, in numeric order
-    entry: object,
-    where: str,
-    operations: frozenset[object],
-    backend_name: object,
-    workflow: object,
-) -> tuple[str, str, int]:
-    """RCPT-18 … RCPT-29 on one evidence entry; return its id, path and byte count.
-
-    ``where`` is the entry's pointer; member names below it are fixed ASCII
-    names, so locations are formed by plain concatenation, and only on failure.
-    """
-    if not _ENTRY.fits(entry):
-        _ENTRY.check("RCPT-18", entry, where)
-    e: dict[str, object] = entry  # type: ignore[assignment]  # _ENTRY.check raises unless entry is an object
-    identity = e["identity"]
-    if type(identity) is not dict:
-        fail("RCPT-19", f"{where}/identity", "an object with a kind", show(identity))
-    kind = identity.get("kind")
-    shape = _IDENTITY.get(kind) if isinstance(kind, str) else None
-    if shape is None:
-        fail(
-            "RCPT-19",
-            f"{where}/identity/kind",
-            "one of " + ", ".join(map(repr, IDENTITY_KINDS)),
-            show(kind) if "kind" in identity else "no member 'kind'",
-        )
-    if not shape.fits(identity):
-        shape.check("RCPT-19", identity, f"{where}/identity")
-    path = identity["path"]
-    if not is_safe_path(path):
-        fail("RCPT-20", f"{where}/identity/path", "a SafePath", show(path))
-    if "range" in identity:
-        _check_range(identity["range"], f"{where}/identity/range")
-    if "symbol" in identity and not is_nbtext(identity["symbol"], 1024):
-        fail("RCPT-22", f"{where}/identity/symbol", "an NBText(1024)", show(identity["symbol"]))
-    if kind == "graph_edge":
-        _check_edge(identity, f"{where}/identity")
-    candidate_id = "candidate:" + raw_digest(canon(identity))
-    if e["id"] != candidate_id or type(e["id"]) is not str:
-        fail("RCPT-24", f"{where}/id", f"'candidate:' + D(identity) = {candidate_id!r}", show(e["id"]))
-    operation = e["operation"]
-    if type(operation) is not str or operation not in _OPERATION_SET or operation not in operations:
-        fail(
-            "RCPT-25",
-            f"{where}/operation",
-            "one of the request's operations " + ", ".join(sorted(map(repr, operations))),
-            show(operation),
-        )
-    if kind not in OPERATION_KINDS[operation]:
-        fail("RCPT-26", f"{where}/operation", f"an operation compatible with identity kind {kind!r}", show(operation))
-    snippet = e["snippet"]
-    if not is_nbtext(snippet, 20_000):
-        fail("RCPT-27", f"{where}/snippet", "an NBText(20000)", show(snippet))
-    assert isinstance(snippet, str)  # NBText
-    size = len(snippet) if snippet.isascii() else len(snippet.encode("utf-8"))
-    byte_count = e["byteCount"]
-    if type(byte_count) is not int or byte_count != size or size <= 0:
-        fail("RCPT-28", f"{where}/byteCount", f"the UTF-8 byte length of snippet ({size}), > 0", show(byte_count))
-    provenance = e["provenance"]
-    if not _PROVENANCE.fits(provenance):
-        _PROVENANCE.check("RCPT-29", provenance, f"{where}/provenance")
-    if not same(provenance["backend"], backend_name):  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
-        fail("RCPT-29", f"{where}/provenance/backend", f"backend.name {backend_name!r}", show(provenance["backend"]))  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
-    if not same(provenance["workflow"], workflow):  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
-        fail(
-            "RCPT-29",
-            f"{where}/provenance/workflow",
-            f"producer.workflow {workflow!r}",
-            show(provenance["workflow"]),  # type: ignore[index]  # _PROVENANCE.check raises unless it is an object
-        )
-    assert isinstance(path, str)  # SafePath
-    return candidate_id, path, size
-
-
-def _check_edge(identity: dict[str, object], where: str) -> None:
-    """RCPT-23 on a ``graph_edge`` identity."""
-    related_path = identity["relatedPath"]
-    if not is_safe_path(related_path):
-        fail("RCPT-23", child(where, "relatedPath"), "a SafePath", show(related_path))
-    related_symbol = identity["relatedSymbol"]
-    if not is_nbtext(related_symbol, 1024):
-        fail("RCPT-23", child(where, "relatedSymbol"), "an NBText(1024)", show(related_symbol))
-    if related_path == identity["path"] and related_symbol == identity["symbol"]:
-        fail("RCPT-23", where, "not a self-edge (path and symbol ≡ relatedPath and relatedSymbol)", show(related_path))
-    edge_type = identity["edgeType"]
-    if not isinstance(edge_type, str) or edge_type not in _EDGE_TYPE_SET:
-        fail("RCPT-23", child(where, "edgeType"), "one of " + ", ".join(map(repr, EDGE_TYPES)), show(edge_type))
-
-
-def _check_evidence(
-    value: object,
-    where: str,
-    request: dict[str, object],
-    backend_name: object,
-    workflow: object,
-) -> tuple[str, ...]:
-    """RCPT-17, then RCPT-18 … RCPT-29 entry by entry, then RCPT-30; return the ids."""
-    if not isinstance(value, list) or len(value) > MAX_EVIDENCE:
-        fail("RCPT-17", where, f"an array of at most {MAX_EVIDENCE} entries", show(value))
-    requested = request["operations"]
-    assert isinstance(requested, list)  # REQ-11
-    operations: frozenset[object] = frozenset(requested)
-    ids = tuple(
-        _check_entry(entry, f"{where}/{e}", operations, backend_name, workflow)[0] for e, entry in enumerate(value)
-    )
-    if len(set(ids)) != len(ids):
-        seen: set[str] = set()
-        for e, candidate_id in enumerate(ids):
-            if candidate_id in seen:
-                fail(
-                    "RCPT-30",
-                    child(child(where, e), "id"),
-                    "evidence ids pairwise distinct",
-                    f"a second {candidate_id!r}",
-                )
-            seen.add(candidate_id)
-    return ids
 
 
 def _check_summary(r: dict[str, object], where: str, request: dict[str, object], ids: tuple[str, ...]) -> bool:

@@ -28,16 +28,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ablation.canonical import canon, raw_digest
+from ablation.contracts.base import Shape, fail, same, show
 from ablation.contracts.execution import check_observation
 from ablation.contracts.sci_receipt import CheckedReceipt, check_receipt
-from ablation.contracts.sci_request import (
-    Shape,
-    check_phase_b,
-    check_request,
-    fail,
-    same,
-    show,
-)
+from ablation.contracts.sci_request import check_phase_b, check_request
 
 __all__ = [
     "EVIDENCE_KINDS",
@@ -165,6 +159,15 @@ def check_receipt_binding(
         BundleInvalid: REQ-15 … REQ-18 at ``receipt/request`` (SB-6), SB-7 … SB-13.
     """
     receipt = checked.receipt
+    _check_request_binding(bundle, checked, expected_request_text)
+    _check_snapshot(receipt, repository_commit)
+    _check_provenance(bundle, receipt)
+    _check_outcome(receipt)
+
+
+def _check_request_binding(bundle: dict[str, object], checked: CheckedReceipt, expected_request_text: str) -> None:
+    """SB-6 (REQ-15 … REQ-18 on ``receipt/request``) and SB-7 (the receipt's request is the expected one)."""
+    receipt = checked.receipt
     request = receipt["request"]
     assert isinstance(request, dict)
     check_phase_b(request, "receipt/request")
@@ -177,6 +180,10 @@ def check_receipt_binding(
         )
     if checked.request_canonical_text != expected_request_text:
         fail("SB-7", "receipt/request", "a request canonically equal to expectedRequest", "a different request")
+
+
+def _check_snapshot(receipt: dict[str, object], repository_commit: str) -> None:
+    """SB-8: the receipt observed the case repository's commit, stably."""
     repository = receipt["repository"]
     assert isinstance(repository, dict)
     snapshot = "git:" + repository_commit
@@ -185,6 +192,10 @@ def check_receipt_binding(
             fail("SB-8", f"receipt/repository/{name}", repr(snapshot), show(repository[name]))
     if not same(repository["stableAcrossExecution"], True):
         fail("SB-8", "receipt/repository/stableAcrossExecution", show(True), show(repository["stableAcrossExecution"]))
+
+
+def _check_provenance(bundle: dict[str, object], receipt: dict[str, object]) -> None:
+    """SB-9 … SB-12: ``expectedProvenance`` names the receipt's producer and backend, and the export workflow."""
     provenance = _EXPECTED_PROVENANCE.check("SB-9", bundle["expectedProvenance"], "expectedProvenance")
     producer, backend = receipt["producer"], receipt["backend"]
     assert isinstance(producer, dict)
@@ -209,6 +220,12 @@ def check_receipt_binding(
             repr(PRODUCER_WORKFLOW),
             show(provenance["producerWorkflow"]),
         )
+
+
+def _check_outcome(receipt: dict[str, object]) -> None:
+    """SB-13: the backend succeeded and the receipt says it is complete."""
+    backend = receipt["backend"]
+    assert isinstance(backend, dict)
     status = backend["outcome"]["status"]
     if not same(status, "succeeded"):
         fail("SB-13", "receipt/backend/outcome/status", "'succeeded'", show(status))
