@@ -33,17 +33,17 @@ W = [
     ),
     (
         "SL-16 default-list half dropped (slow)",
-        "ablation/contracts/source_list.py",
+        "ablation/contracts/source_list_items.py",
         "if not same(extension, want_ext) or want_ext not in _EXTENSION_SET:",
         "if not same(extension, want_ext):",
     ),
     (
         "SL-16 default-list half dropped (fast)",
-        "ablation/contracts/source_list.py",
+        "ablation/contracts/source_list_items.py",
         'if extension != (path[dot:].lower() if dot > path.rfind("/") + 1 else "") or extension not in _EXTENSION_SET:',
         'if extension != (path[dot:].lower() if dot > path.rfind("/") + 1 else ""):',
     ),
-    ("SL-27 512->513", "ablation/contracts/source_list.py", "is_nbtext(error, 512)", "is_nbtext(error, 513)"),
+    ("SL-27 512->513", "ablation/contracts/source_list_items.py", "is_nbtext(error, 512)", "is_nbtext(error, 513)"),
     ("CASE-3 128->129", "ablation/contracts/cases.py", "is_nbtext(case_id, 128)", "is_nbtext(case_id, 129)"),
     ("RCPT-40 2000->2001", "ablation/contracts/sci_receipt.py", "is_nbtext(message, 2000)", "is_nbtext(message, 2001)"),
     (

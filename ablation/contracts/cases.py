@@ -9,24 +9,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest
-from ablation.contracts.base import Reporter, child, is_int, same, show
+from ablation.contracts.base import Reporter, Shape, child, is_int, same, show
 from ablation.text import identity_tokens, is_nbtext, is_normalized
 
 __all__ = ["CaseRecord", "RepositoryRef", "question_id", "target_basis_digest", "validate_cases"]
 
 MIN_CASES_PER_REPOSITORY = 10
-_MEMBERS = (
-    "id",
-    "repositoryId",
-    "repositoryCommit",
-    "sourceListArtifactSha256",
-    "question",
-    "questionId",
-    "intentSignature",
-    "targetBasisDigest",
-    "maxItems",
-    "truth",
-    "structuralEvidence",
+_CASE = Shape(
+    (
+        "id",
+        "repositoryId",
+        "repositoryCommit",
+        "sourceListArtifactSha256",
+        "question",
+        "questionId",
+        "intentSignature",
+        "targetBasisDigest",
+        "maxItems",
+        "truth",
+        "structuralEvidence",
+    )
 )
 
 
@@ -104,120 +106,156 @@ def validate_cases(cases: object, repositories: Sequence[RepositoryRef], rep: Re
     start = len(rep.violations)
     records: list[CaseRecord] = []
     for c, case in enumerate(cases):
-        w = f"/cases/{c}"
-        if not rep.check_closed("CASE-2", case, w, _MEMBERS):
-            continue
-        assert isinstance(case, dict)
-        before = len(rep.violations)
-        case_id = case["id"]
-        if not is_nbtext(case_id, 128):
-            rep.fail("CASE-3", child(w, "id"), "an NBText(128)", show(case_id))
-        repo_id = case["repositoryId"]
-        r = by_id.get(repo_id) if type(repo_id) is str else None
-        if r is None:
-            rep.fail("CASE-4", child(w, "repositoryId"), "the id of a declared repository", show(repo_id))
-            continue
-        repo = repositories[r]
-        question = case["question"]
-        question_ok = is_nbtext(question, 4000) and is_normalized(question)
-        if not question_ok:
-            rep.fail("CASE-5", child(w, "question"), "a normalized NBText(4000)", show(question))
-        if not same(case["repositoryCommit"], repo.commit):
-            rep.fail(
-                "CASE-6",
-                child(w, "repositoryCommit"),
-                f"the repository commit {repo.commit!r}",
-                show(case["repositoryCommit"]),
-            )
-        if not same(case["sourceListArtifactSha256"], repo.raw_sha256):
-            rep.fail(
-                "CASE-7",
-                child(w, "sourceListArtifactSha256"),
-                f"the repository's rawSha256 {repo.raw_sha256}",
-                show(case["sourceListArtifactSha256"]),
-            )
-        max_items = case["maxItems"]
-        if not is_int(max_items) or not 1 <= max_items <= repo.item_count:
-            rep.fail(
-                "CASE-8",
-                child(w, "maxItems"),
-                f"an integer from 1 to {repo.item_count} (the item count)",
-                show(max_items),
-            )
-        truth = case["truth"]
-        truth_ok = isinstance(truth, list) and bool(truth)
-        if not truth_ok:
-            rep.fail("CASE-9", child(w, "truth"), "an array with at least one path", show(truth))
-        else:
-            seen: set[str] = set()
-            for k, path in enumerate(truth):
-                if type(path) is not str or path not in repo.item_paths:
-                    rep.fail("CASE-10", f"{w}/truth/{k}", "the path of an item of the repository", show(path))
-                    truth_ok = False
-                elif path in seen:
-                    rep.fail("CASE-10", f"{w}/truth/{k}", "a path not listed before", show(path))
-                    truth_ok = False
-                else:
-                    seen.add(path)
-        if not question_ok:
-            continue
-        tokens = identity_tokens(question)
-        if not tokens:
-            rep.fail("CASE-11", child(w, "question"), "at least one identity token", "none")
-            continue
-        intent = canonical_digest(tokens)
-        if not same(case["intentSignature"], intent):
-            rep.fail(
-                "CASE-12", child(w, "intentSignature"), f"D(identity tokens) = {intent}", show(case["intentSignature"])
-            )
-        if not truth_ok:
-            continue
-        basis = target_basis_digest(repo.commit, repo.raw_sha256, truth)
-        if not same(case["targetBasisDigest"], basis):
-            rep.fail(
-                "CASE-13",
-                child(w, "targetBasisDigest"),
-                f"the recomputed target basis {basis}",
-                show(case["targetBasisDigest"]),
-            )
-        qid = question_id(repo.id, intent, basis)
-        if not same(case["questionId"], qid):
-            rep.fail("CASE-14", child(w, "questionId"), f"the recomputed {qid}", show(case["questionId"]))
-        if len(rep.violations) != before:
-            continue
-        records.append(
-            CaseRecord(
-                index=c,
-                id=case_id,
-                repository_index=r,
-                repository_id=repo.id,
-                repository_commit=repo.commit,
-                source_list_artifact_sha256=repo.raw_sha256,
-                question=question,
-                question_id=qid,
-                intent_signature=intent,
-                target_basis_digest=basis,
-                max_items=max_items,
-                truth=tuple(truth),
-                bundle=case["structuralEvidence"],
-            )
-        )
+        record = _validate_case(c, case, repositories, by_id, rep)
+        if record is not None:
+            records.append(record)
     _check_uniqueness(records, rep)
-    counts = [0] * len(repositories)
-    for record in records:
-        counts[record.repository_index] += 1
     if len(rep.violations) == start:
-        for r, repo in enumerate(repositories):
-            if counts[r] < MIN_CASES_PER_REPOSITORY:
-                rep.fail(
-                    "CASE-19",
-                    f"/repositories/{r}",
-                    f"at least {MIN_CASES_PER_REPOSITORY} cases for {repo.id!r}",
-                    f"{counts[r]} cases",
-                )
+        _check_case_counts(records, repositories, rep)
     if len(rep.violations) != start:
         return None
     return records
+
+
+def _validate_case(
+    c: int, case: object, repositories: Sequence[RepositoryRef], by_id: dict[str, int], rep: Reporter
+) -> CaseRecord | None:
+    """CASE-2 … CASE-14 on ``/cases/{c}``; the record, or ``None`` when a violation was collected."""
+    w = f"/cases/{c}"
+    if not _CASE.report(rep, "CASE-2", case, w):
+        return None
+    assert isinstance(case, dict)
+    before = len(rep.violations)
+    case_id = case["id"]
+    if not is_nbtext(case_id, 128):
+        rep.fail("CASE-3", child(w, "id"), "an NBText(128)", show(case_id))
+    repo_id = case["repositoryId"]
+    r = by_id.get(repo_id) if type(repo_id) is str else None
+    if r is None:
+        rep.fail("CASE-4", child(w, "repositoryId"), "the id of a declared repository", show(repo_id))
+        return None
+    repo = repositories[r]
+    question_ok, truth_ok = _check_fields(case, w, repo, rep)
+    if not question_ok:
+        return None
+    identity = _check_identity(case, w, repo, rep, truth_ok=truth_ok)
+    if identity is None or len(rep.violations) != before:
+        return None
+    intent, basis, qid = identity
+    return CaseRecord(
+        index=c,
+        id=case_id,
+        repository_index=r,
+        repository_id=repo.id,
+        repository_commit=repo.commit,
+        source_list_artifact_sha256=repo.raw_sha256,
+        question=case["question"],
+        question_id=qid,
+        intent_signature=intent,
+        target_basis_digest=basis,
+        max_items=case["maxItems"],
+        truth=tuple(case["truth"]),
+        bundle=case["structuralEvidence"],
+    )
+
+
+def _check_fields(case: dict[str, object], w: str, repo: RepositoryRef, rep: Reporter) -> tuple[bool, bool]:
+    """CASE-5 … CASE-10: the case's own members against its repository; return (question ok, truth ok)."""
+    question = case["question"]
+    question_ok = is_nbtext(question, 4000) and is_normalized(question)
+    if not question_ok:
+        rep.fail("CASE-5", child(w, "question"), "a normalized NBText(4000)", show(question))
+    if not same(case["repositoryCommit"], repo.commit):
+        rep.fail(
+            "CASE-6",
+            child(w, "repositoryCommit"),
+            f"the repository commit {repo.commit!r}",
+            show(case["repositoryCommit"]),
+        )
+    if not same(case["sourceListArtifactSha256"], repo.raw_sha256):
+        rep.fail(
+            "CASE-7",
+            child(w, "sourceListArtifactSha256"),
+            f"the repository's rawSha256 {repo.raw_sha256}",
+            show(case["sourceListArtifactSha256"]),
+        )
+    max_items = case["maxItems"]
+    if not is_int(max_items) or not 1 <= max_items <= repo.item_count:
+        rep.fail(
+            "CASE-8",
+            child(w, "maxItems"),
+            f"an integer from 1 to {repo.item_count} (the item count)",
+            show(max_items),
+        )
+    return question_ok, _check_truth(case["truth"], w, repo, rep)
+
+
+def _check_truth(truth: object, w: str, repo: RepositoryRef, rep: Reporter) -> bool:
+    """CASE-9, CASE-10: at least one truth path, each an item of the repository, none twice."""
+    if not isinstance(truth, list) or not truth:
+        rep.fail("CASE-9", child(w, "truth"), "an array with at least one path", show(truth))
+        return False
+    truth_ok = True
+    seen: set[str] = set()
+    for k, path in enumerate(truth):
+        if type(path) is not str or path not in repo.item_paths:
+            rep.fail("CASE-10", f"{w}/truth/{k}", "the path of an item of the repository", show(path))
+            truth_ok = False
+        elif path in seen:
+            rep.fail("CASE-10", f"{w}/truth/{k}", "a path not listed before", show(path))
+            truth_ok = False
+        else:
+            seen.add(path)
+    return truth_ok
+
+
+def _check_identity(
+    case: dict[str, object], w: str, repo: RepositoryRef, rep: Reporter, *, truth_ok: bool
+) -> tuple[str, str, str] | None:
+    """CASE-11 … CASE-14 on a case whose question passed CASE-5.
+
+    Returns:
+        (intent signature, target basis digest, question id), or ``None``
+        when CASE-11 failed or the truth failed CASE-9/CASE-10.
+    """
+    tokens = identity_tokens(case["question"])  # type: ignore[arg-type]  # CASE-5 passed: a string
+    if not tokens:
+        rep.fail("CASE-11", child(w, "question"), "at least one identity token", "none")
+        return None
+    intent = canonical_digest(tokens)
+    if not same(case["intentSignature"], intent):
+        rep.fail(
+            "CASE-12", child(w, "intentSignature"), f"D(identity tokens) = {intent}", show(case["intentSignature"])
+        )
+    if not truth_ok:
+        return None
+    basis = target_basis_digest(repo.commit, repo.raw_sha256, case["truth"])  # type: ignore[arg-type]  # truth_ok: a list of paths
+    if not same(case["targetBasisDigest"], basis):
+        rep.fail(
+            "CASE-13",
+            child(w, "targetBasisDigest"),
+            f"the recomputed target basis {basis}",
+            show(case["targetBasisDigest"]),
+        )
+    qid = question_id(repo.id, intent, basis)
+    if not same(case["questionId"], qid):
+        rep.fail("CASE-14", child(w, "questionId"), f"the recomputed {qid}", show(case["questionId"]))
+    return intent, basis, qid
+
+
+def _check_case_counts(records: list[CaseRecord], repositories: Sequence[RepositoryRef], rep: Reporter) -> None:
+    """CASE-19: every repository has at least :data:`MIN_CASES_PER_REPOSITORY` valid cases."""
+    counts = [0] * len(repositories)
+    for record in records:
+        counts[record.repository_index] += 1
+    for r, repo in enumerate(repositories):
+        if counts[r] < MIN_CASES_PER_REPOSITORY:
+            rep.fail(
+                "CASE-19",
+                f"/repositories/{r}",
+                f"at least {MIN_CASES_PER_REPOSITORY} cases for {repo.id!r}",
+                f"{counts[r]} cases",
+            )
 
 
 def _check_uniqueness(records: list[CaseRecord], rep: Reporter) -> None:

@@ -146,8 +146,28 @@ def validate_git_evidence(
 
     Spec: SPEC.md §4.5, §9.16.
     """
-    text = inventory["stdoutBase64"]
     b64_where = child(where, "stdoutBase64")
+    decoded = _decode_evidence(inventory, where, b64_where, rep)
+    if decoded is None:
+        return None
+    derived = derive_tracked_entries(decoded, b64_where, rep)
+    if derived is None:
+        return None
+    entries, _ = derived
+    if universe is None:
+        return None
+    if not _match_items(entries, universe, b64_where, rep):
+        return None
+    return len(entries), len(decoded)
+
+
+def _decode_evidence(inventory: dict[str, object], where: str, b64_where: str, rep: Reporter) -> bytes | None:
+    """GIT-1 … GIT-4: ``stdoutBase64`` is canonical base64 of at most 16 MiB whose digest is ``stdoutSha256``.
+
+    Returns the decoded bytes, or ``None`` when GIT-1, GIT-2 or GIT-3 failed
+    (a GIT-4 failure is reported and the bytes are still returned).
+    """
+    text = inventory["stdoutBase64"]
     # Text(33 554 432) of the base64 alphabet: the pattern admits no surrogate, so only the length is left.
     if type(text) is not str or len(text) > MAX_BASE64_CHARACTERS or _BASE64.fullmatch(text) is None:
         rep.fail("GIT-1", b64_where, "base64 text (A-Z a-z 0-9 + / then at most two '=')", show(text))
@@ -167,12 +187,11 @@ def validate_git_evidence(
     actual = raw_digest(decoded)
     if not is_digest(sha) or sha != actual:
         rep.fail("GIT-4", child(where, "stdoutSha256"), f"R(decoded bytes) = {actual}", show(sha))
-    derived = derive_tracked_entries(decoded, b64_where, rep)
-    if derived is None:
-        return None
-    entries, _ = derived
-    if universe is None:
-        return None
+    return decoded
+
+
+def _match_items(entries: list[TrackedEntry], universe: CandidateUniverse, b64_where: str, rep: Reporter) -> bool:
+    """GIT-10, GIT-11: the kept tracked entries are the items, position by position; return whether they are."""
     if len(entries) != universe.item_count:
         rep.fail(
             "GIT-10",
@@ -180,9 +199,9 @@ def validate_git_evidence(
             f"{universe.item_count} tracked source paths (one per item)",
             f"{len(entries)} tracked source paths",
         )
-        return None
+        return False
     if entries == list(zip(universe.paths, universe.index_kinds, strict=True)):
-        return len(entries), len(decoded)
+        return True
     for k, entry in enumerate(entries):
         if entry.path != universe.paths[k] or entry.index_kind != universe.index_kinds[k]:
             rep.fail(
@@ -191,5 +210,5 @@ def validate_git_evidence(
                 f"tracked entry {k} = item {k} ({universe.paths[k]!r}, {universe.index_kinds[k]})",
                 f"({entry.path!r}, {entry.index_kind})",
             )
-            return None
-    return len(entries), len(decoded)
+            return False
+    return True

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest, is_digest
-from ablation.contracts.base import Reporter, child, same, show
+from ablation.contracts.base import Reporter, Shape, child, same, show
 from ablation.contracts.git_index import validate_git_evidence
 from ablation.contracts.source_list import CandidateUniverse
 from ablation.text import is_abs_path, is_commit
@@ -17,21 +17,23 @@ __all__ = ["GIT_COMMAND", "PreparationObservation", "validate_preparation"]
 
 SCHEMA = "pi-context-packer.source_list_preparation_observation.v1"
 GIT_COMMAND = ("git", "-C", ".", "--literal-pathspecs", "ls-files", "--cached", "--stage", "-z", "--")
-_MEMBERS = (
-    "schema",
-    "repositoryCommit",
-    "rawArtifactSha256",
-    "sourceListExecutable",
-    "command",
-    "commandDigest",
-    "exitCode",
-    "targetState",
-    "trackedPathInventory",
-    "observationDigest",
+_OBSERVATION = Shape(
+    (
+        "schema",
+        "repositoryCommit",
+        "rawArtifactSha256",
+        "sourceListExecutable",
+        "command",
+        "commandDigest",
+        "exitCode",
+        "targetState",
+        "trackedPathInventory",
+        "observationDigest",
+    )
 )
-_EXECUTABLE = ("nodePath", "path", "revision", "artifactSha256")
-_TARGET_STATE = ("headBefore", "headAfter", "statusBefore", "statusAfter", "cleanBefore", "cleanAfter")
-_INVENTORY = ("command", "commandDigest", "stdoutBase64", "stdoutSha256", "exitCode")
+_EXECUTABLE = Shape(("nodePath", "path", "revision", "artifactSha256"))
+_TARGET_STATE = Shape(("headBefore", "headAfter", "statusBefore", "statusAfter", "cleanBefore", "cleanAfter"))
+_INVENTORY = Shape(("command", "commandDigest", "stdoutBase64", "stdoutSha256", "exitCode"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +82,32 @@ def validate_preparation(
 
     Spec: SPEC.md §4.4, §4.5, §3.4.
     """
-    if not rep.check_closed("PREP-1", obs, where, _MEMBERS):
+    if not _OBSERVATION.report(rep, "PREP-1", obs, where):
         return None
     assert isinstance(obs, dict)
     start = len(rep.violations)
+    _check_digests_and_bindings(obs, where, commit, raw_sha256, rep)
+    exe = obs["sourceListExecutable"]
+    exe_ok = _check_executable(exe, child(where, "sourceListExecutable"), rep)
+    _check_command(obs, exe if exe_ok else None, where, rep)
+    _check_target_state(obs["targetState"], child(where, "targetState"), commit, rep)
+    git = _check_inventory(obs["trackedPathInventory"], child(where, "trackedPathInventory"), universe, rep)
+    if len(rep.violations) != start or git is None:
+        return None
+    assert isinstance(exe, dict)
+    return PreparationObservation(
+        observation_digest=obs["observationDigest"],
+        revision=exe["revision"],
+        artifact_sha256=exe["artifactSha256"],
+        tracked_path_count=git[0],
+        git_evidence_bytes=git[1],
+    )
+
+
+def _check_digests_and_bindings(
+    obs: dict[str, object], where: str, commit: object, raw_sha256: object, rep: Reporter
+) -> None:
+    """PREP-2 … PREP-5: schema, own digest, and the repository's commit and artifact digest."""
     if not same(obs["schema"], SCHEMA):
         rep.fail("PREP-2", child(where, "schema"), repr(SCHEMA), show(obs["schema"]))
     body = {k: v for k, v in obs.items() if k != "observationDigest"}
@@ -109,9 +133,11 @@ def validate_preparation(
             f"the artifact's rawSha256 {show(raw_sha256)}",
             show(obs["rawArtifactSha256"]),
         )
-    exe = obs["sourceListExecutable"]
-    exe_where = child(where, "sourceListExecutable")
-    exe_ok = rep.check_closed("PREP-6", exe, exe_where, _EXECUTABLE)
+
+
+def _check_executable(exe: object, exe_where: str, rep: Reporter) -> bool:
+    """PREP-6 … PREP-10 on ``sourceListExecutable``; return whether it passed them."""
+    exe_ok = _EXECUTABLE.report(rep, "PREP-6", exe, exe_where)
     if exe_ok:
         assert isinstance(exe, dict)
         for rule, member, check, want_text in (
@@ -123,8 +149,13 @@ def validate_preparation(
             if not check(exe[member]):
                 rep.fail(rule, child(exe_where, member), want_text, show(exe[member]))
                 exe_ok = False
+    return exe_ok
+
+
+def _check_command(obs: dict[str, object], exe: object, where: str, rep: Reporter) -> None:
+    """PREP-11 … PREP-13: the source-list argv (when ``exe`` passed PREP-6 … PREP-10), its digest, its exit code."""
     command = obs["command"]
-    if exe_ok:
+    if exe is not None:
         assert isinstance(exe, dict)
         want_cmd = [exe["nodePath"], exe["path"], "--repo", ".", "--full-list", "--json"]
         if not (
@@ -137,9 +168,11 @@ def validate_preparation(
         rep.fail("PREP-12", child(where, "commandDigest"), "D(command)", show(obs["commandDigest"]))
     if not same(obs["exitCode"], 0):
         rep.fail("PREP-13", child(where, "exitCode"), "0", show(obs["exitCode"]))
-    state = obs["targetState"]
-    state_where = child(where, "targetState")
-    if rep.check_closed("PREP-14", state, state_where, _TARGET_STATE):
+
+
+def _check_target_state(state: object, state_where: str, commit: object, rep: Reporter) -> None:
+    """PREP-14: the repository was at ``commit`` and clean before and after."""
+    if _TARGET_STATE.report(rep, "PREP-14", state, state_where):
         assert isinstance(state, dict)
         for member, want_value in (
             ("headBefore", commit),
@@ -151,10 +184,14 @@ def validate_preparation(
         ):
             if not same(state[member], want_value):
                 rep.fail("PREP-14", child(state_where, member), show(want_value), show(state[member]))
-    inventory = obs["trackedPathInventory"]
-    inv_where = child(where, "trackedPathInventory")
+
+
+def _check_inventory(
+    inventory: object, inv_where: str, universe: CandidateUniverse | None, rep: Reporter
+) -> tuple[int, int] | None:
+    """PREP-15 … PREP-18 on ``trackedPathInventory``, then its git evidence (GIT-1 … GIT-11)."""
     git = None
-    if rep.check_closed("PREP-15", inventory, inv_where, _INVENTORY):
+    if _INVENTORY.report(rep, "PREP-15", inventory, inv_where):
         assert isinstance(inventory, dict)
         inv_cmd = inventory["command"]
         if not (
@@ -168,16 +205,7 @@ def validate_preparation(
         if not same(inventory["exitCode"], 0):
             rep.fail("PREP-18", child(inv_where, "exitCode"), "0", show(inventory["exitCode"]))
         git = validate_git_evidence(inventory, inv_where, universe, rep)
-    if len(rep.violations) != start or git is None:
-        return None
-    assert isinstance(exe, dict)
-    return PreparationObservation(
-        observation_digest=obs["observationDigest"],
-        revision=exe["revision"],
-        artifact_sha256=exe["artifactSha256"],
-        tracked_path_count=git[0],
-        git_evidence_bytes=git[1],
-    )
+    return git
 
 
 def _digest_or_none(value: object) -> str | None:

@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest
-from ablation.contracts.base import Reporter, child, same, show
+from ablation.contracts.base import Reporter, Shape, child, same, show
 from ablation.contracts.source_list import CandidateUniverse
 from ablation.text import is_nbtext, is_normalized, is_safe_path
 
 __all__ = ["StalenessSample", "validate_staleness"]
 
-_MEMBERS = ("commit", "rawArtifactSha256", "method", "sampledPaths", "stalePaths", "sampleDigest")
+_SAMPLE = Shape(("commit", "rawArtifactSha256", "method", "sampledPaths", "stalePaths", "sampleDigest"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ def validate_staleness(
 
     Spec: SPEC.md §4.6.
     """
-    if not rep.check_closed("STALE-1", sample, where, _MEMBERS):
+    if not _SAMPLE.report(rep, "STALE-1", sample, where):
         return None
     assert isinstance(sample, dict)
     start = len(rep.violations)
@@ -90,6 +90,24 @@ def validate_staleness(
         rep.fail("STALE-4", child(where, "method"), "a normalized NBText(2000)", show(method))
     sampled = _path_list(rep, "STALE-5", sample["sampledPaths"], child(where, "sampledPaths"))
     stale = _path_list(rep, "STALE-6", sample["stalePaths"], child(where, "stalePaths"))
+    _check_membership(sampled, stale, where, universe, rep)
+    _check_sample_digest(sample, where, rep)
+    if len(rep.violations) != start or sampled is None or stale is None:
+        return None
+    return StalenessSample(
+        commit=sample["commit"],
+        raw_artifact_sha256=sample["rawArtifactSha256"],
+        sample_digest=sample["sampleDigest"],
+        method=method,
+        sampled_paths=tuple(sampled),
+        stale_paths=tuple(stale),
+    )
+
+
+def _check_membership(
+    sampled: list[str] | None, stale: list[str] | None, where: str, universe: CandidateUniverse | None, rep: Reporter
+) -> None:
+    """STALE-8 … STALE-10: a non-empty sample of metadata-present items, and stale paths among them."""
     if sampled is not None:
         if not sampled:
             rep.fail("STALE-8", child(where, "sampledPaths"), "at least one sampled path", "an empty array")
@@ -103,6 +121,10 @@ def validate_staleness(
         for k, path in enumerate(stale):
             if path not in sampled_set:
                 rep.fail("STALE-10", f"{where}/stalePaths/{k}", "a sampled path", show(path))
+
+
+def _check_sample_digest(sample: dict[str, object], where: str, rep: Reporter) -> None:
+    """STALE-11: ``sampleDigest`` is D(sample minus sampleDigest)."""
     body = {k: v for k, v in sample.items() if k != "sampleDigest"}
     try:
         want = canonical_digest(body)
@@ -115,13 +137,3 @@ def validate_staleness(
             f"D(sample minus sampleDigest) = {want}",
             show(sample["sampleDigest"]),
         )
-    if len(rep.violations) != start or sampled is None or stale is None:
-        return None
-    return StalenessSample(
-        commit=sample["commit"],
-        raw_artifact_sha256=sample["rawArtifactSha256"],
-        sample_digest=sample["sampleDigest"],
-        method=method,
-        sampled_paths=tuple(sampled),
-        stale_paths=tuple(stale),
-    )

@@ -171,7 +171,7 @@ def test_selection_equals_a_full_sort_by_the_spec_keys(case: tuple) -> None:  # 
 @given(st.lists(st.sampled_from(["a", "b", ".", "/", " ", "\\", ":", "C", "-", "~", "\t", "\n", "é", "ab", ".."]),
                 max_size=10).map("".join))
 def test_ascii_safe_path_fast_match_equals_the_predicate(path: str) -> None:
-    from ablation.contracts.source_list import _ASCII_SAFE_PATH
+    from ablation.contracts.source_list_items import _ASCII_SAFE_PATH
     from ablation.text import is_safe_path
 
     if path.isascii():
