@@ -76,7 +76,7 @@ def check_evidence(
     assert isinstance(requested, list)  # REQ-11
     operations: frozenset[object] = frozenset(requested)
     ids = tuple(
-        _check_entry(entry, f"{where}/{e}", operations, backend_name, workflow)[0] for e, entry in enumerate(value)
+        _check_entry(entry, f"{where}/{e}", operations, backend_name, workflow) for e, entry in enumerate(value)
     )
     if len(set(ids)) != len(ids):
         seen: set[str] = set()
@@ -98,8 +98,8 @@ def _check_entry(  # one rule per branch, in numeric order
     operations: frozenset[object],
     backend_name: object,
     workflow: object,
-) -> tuple[str, str, int]:
-    """RCPT-18 … RCPT-29 on one evidence entry; return its id, path and byte count.
+) -> str:
+    """RCPT-18 … RCPT-29 on one evidence entry; return its id.
 
     ``where`` is the entry's pointer; member names below it are fixed ASCII
     names, so locations are formed by plain concatenation, and only on failure.
@@ -131,9 +131,7 @@ def _check_entry(  # one rule per branch, in numeric order
     if type(byte_count) is not int or byte_count != size or size <= 0:
         fail("RCPT-28", f"{where}/byteCount", f"the UTF-8 byte length of snippet ({size}), > 0", show(byte_count))
     _check_provenance(e["provenance"], where, backend_name, workflow)
-    path = identity["path"]  # type: ignore[index]  # _check_identity raises unless identity is an object
-    assert isinstance(path, str)  # SafePath
-    return candidate_id, path, size
+    return candidate_id
 
 
 def _check_identity(identity: object, where: str) -> object:
