@@ -156,7 +156,9 @@ def validate_git_evidence(
     entries, _ = derived
     if universe is None:
         return None
-    if not _match_items(entries, universe, b64_where, rep):
+    start = len(rep.violations)
+    _check_against_items(entries, universe, b64_where, rep)
+    if len(rep.violations) != start:
         return None
     return len(entries), len(decoded)
 
@@ -190,8 +192,10 @@ def _decode_evidence(inventory: dict[str, object], where: str, b64_where: str, r
     return decoded
 
 
-def _match_items(entries: list[TrackedEntry], universe: CandidateUniverse, b64_where: str, rep: Reporter) -> bool:
-    """GIT-10, GIT-11: the kept tracked entries are the items, position by position; return whether they are."""
+def _check_against_items(
+    entries: list[TrackedEntry], universe: CandidateUniverse, b64_where: str, rep: Reporter
+) -> None:
+    """GIT-10, GIT-11: the kept tracked entries are the items, position by position."""
     if len(entries) != universe.item_count:
         rep.fail(
             "GIT-10",
@@ -199,9 +203,9 @@ def _match_items(entries: list[TrackedEntry], universe: CandidateUniverse, b64_w
             f"{universe.item_count} tracked source paths (one per item)",
             f"{len(entries)} tracked source paths",
         )
-        return False
+        return
     if entries == list(zip(universe.paths, universe.index_kinds, strict=True)):
-        return True
+        return
     for k, entry in enumerate(entries):
         if entry.path != universe.paths[k] or entry.index_kind != universe.index_kinds[k]:
             rep.fail(
@@ -210,5 +214,4 @@ def _match_items(entries: list[TrackedEntry], universe: CandidateUniverse, b64_w
                 f"tracked entry {k} = item {k} ({universe.paths[k]!r}, {universe.index_kinds[k]})",
                 f"({entry.path!r}, {entry.index_kind})",
             )
-            return False
-    return True
+            return
