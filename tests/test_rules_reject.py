@@ -498,3 +498,36 @@ def test_SB_0_duplicated_structural_evidence_member_counts_as_inside() -> None:
     failure = experiment.cases[0].structural_failure
     assert failure is not None
     assert failure.startswith("structural_evidence_validation_failed:SB-0 TOP-6 at /cases/0/structuralEvidence:")
+
+
+@pytest.mark.parametrize(
+    ("member", "value", "expected"),
+    [
+        (
+            "readWhen",
+            [1],
+            "SL-20 at /repositories/0/sourceListArtifact/rawJson -> /items/0/readWhen/0: "
+            "expected a MetaScalar; found 1",
+        ),
+        (
+            "readWhen",
+            ["when parsing", None],
+            "SL-20 at /repositories/0/sourceListArtifact/rawJson -> /items/0/readWhen/1: "
+            "expected a MetaScalar; found null",
+        ),
+    ],
+)
+def test_SL_20_errors_all_reports_a_hint_of_another_type_instead_of_crashing(
+    member: str, value: object, expected: str
+) -> None:
+    """``--errors all`` goes on past a violation: a present item's text is joined only from strings."""
+    obj = valid_minimal()
+    repo = obj["repositories"][0]  # type: ignore[index]
+    items = builder.payload(repo)
+    items["items"][0][member] = value  # type: ignore[index]
+    rehash_repository(repo, payload=items)
+    rehash_input(obj)
+    with pytest.raises(RejectedInput) as info:
+        validate_experiment(dumps(obj), collect_all=True)
+    assert [str(v) for v in info.value.violations] == [expected]
+    assert str(rejected(dumps(obj))) == expected

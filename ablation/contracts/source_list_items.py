@@ -153,15 +153,26 @@ def validate_items(items: list[object], p: str, rep: Reporter) -> CandidateUnive
             previous = None
         paths.append(path)
         kinds.append(index_kind)
-        if status == "present" and isinstance(read_when, list) and isinstance(summary, str):
-            texts.append(" ".join([summary, *read_when]) if read_when else summary)
-        else:
-            texts.append(None)
+        texts.append(_metadata_text(status, summary, read_when))
     if len(rep.violations) != start:
         return None
     return CandidateUniverse(
         paths=tuple(paths), index_kinds=tuple(kinds), metadata_texts=tuple(texts), present_count=present
     )
+
+
+def _metadata_text(status: object, summary: object, read_when: object) -> str | None:
+    """The metadata text of an item off the fast path (summary and hints joined by spaces), else ``None``.
+
+    With ``--errors all`` validation goes on past a violation, so any member may
+    have any JSON type here: only strings are joined (the universe is discarded
+    when anything was reported, so the text of a bad item is never used).
+    """
+    if status != "present" or not isinstance(summary, str) or not isinstance(read_when, list):
+        return None
+    if not all(isinstance(hint, str) for hint in read_when):
+        return None
+    return " ".join([summary, *read_when]) if read_when else summary
 
 
 def _plain_item(  # the eight members of one item
