@@ -172,21 +172,13 @@ def _validate_repository(repo: object, r: int, rep: Reporter) -> Repository | No
     if universe is not None and universe.item_count == 0:
         rep.fail("REPO-5", child(w, "sourceListArtifact") + "/rawJson -> /items", "at least one item", "no items")
     raw_sha = repo["sourceListArtifact"].get("rawSha256") if isinstance(repo["sourceListArtifact"], dict) else None
+    # Both owner observations are bound to the same repository commit, artifact digest and universe.
+    prep, stale = "sourceListPreparation", "metadataStalenessSample"
     preparation = validate_preparation(
-        repo["sourceListPreparation"],
-        child(w, "sourceListPreparation"),
-        commit=commit,
-        raw_sha256=raw_sha,
-        universe=universe,
-        rep=rep,
+        repo[prep], child(w, prep), commit=commit, raw_sha256=raw_sha, universe=universe, rep=rep
     )
     staleness = validate_staleness(
-        repo["metadataStalenessSample"],
-        child(w, "metadataStalenessSample"),
-        commit=commit,
-        raw_sha256=raw_sha,
-        universe=universe,
-        rep=rep,
+        repo[stale], child(w, stale), commit=commit, raw_sha256=raw_sha, universe=universe, rep=rep
     )
     if len(rep.violations) != start or artifact is None or preparation is None or staleness is None:
         return None

@@ -13,13 +13,25 @@ Spec: SPEC.md §2.5 (message form), §4.0 (``Closed``, ≡, consequences), §9.3
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import NoReturn, TypeGuard
 
 from ablation.errors import BundleInvalid, InputRejected, RejectedInput, format_where
 from ablation.strictjson import child
 
-__all__ = ["SHOW_LIMIT", "Reporter", "Shape", "child", "closed_problem", "fail", "is_int", "same", "show"]
+__all__ = [
+    "SHOW_LIMIT",
+    "Reporter",
+    "Shape",
+    "child",
+    "closed_problem",
+    "fail",
+    "fail_unless_each",
+    "fail_unless_same",
+    "is_int",
+    "same",
+    "show",
+]
 
 
 SHOW_LIMIT = 80
@@ -92,6 +104,18 @@ class Reporter:
         optional = tuple(optional)
         return Shape((*required, *optional), optional).report(self, rule, value, where)
 
+    def require_same(
+        self, rule: str, obj: Mapping[str, object], member: str, where: str, wanted: object, expected: str
+    ) -> bool:
+        """``obj[member]`` ≡ ``wanted`` (SPEC §4.0), else report ``rule`` at ``<where>/<member>``; whether it held.
+
+        ``expected`` is the message's expected part; the found part is :func:`show` of the member.
+        """
+        if same(obj[member], wanted):
+            return True
+        self.fail(rule, child(where, member), expected, show(obj[member]))
+        return False
+
     def finish(self) -> None:
         """Raise :class:`RejectedInput` when violations were collected."""
         if self.violations:
@@ -123,6 +147,31 @@ def fail(rule: str, where: str, expected: str, found: str) -> NoReturn:
         BundleInvalid: always.
     """
     raise BundleInvalid(rule, f"at {format_where(_one_line(where))}: expected {expected}; found {found}")
+
+
+def fail_unless_same(
+    rule: str, obj: Mapping[str, object], member: str, where: str, wanted: object, expected: str
+) -> None:
+    """``obj[member]`` ≡ ``wanted`` (SPEC §4.0), else :func:`fail` ``rule`` at ``<where>/<member>``.
+
+    Raises:
+        BundleInvalid: ``rule``, with ``expected`` and :func:`show` of the member.
+    """
+    if not same(obj[member], wanted):
+        fail(rule, child(where, member), expected, show(obj[member]))
+
+
+def fail_unless_each(
+    rule: str, obj: Mapping[str, object], where: str, checks: Iterable[tuple[str, Callable[[object], bool], str]]
+) -> None:
+    """Each ``(member, predicate, expected)`` of ``checks`` in order: the first member that fails its predicate fails.
+
+    Raises:
+        BundleInvalid: ``rule`` at ``<where>/<member>``, with ``expected`` and :func:`show` of the member.
+    """
+    for member, holds, expected in checks:
+        if not holds(obj[member]):
+            fail(rule, child(where, member), expected, show(obj[member]))
 
 
 # ------------------------------------------------------------------ closed objects

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest
-from ablation.contracts.base import Reporter, Shape, child, is_int, same, show
+from ablation.contracts.base import Reporter, Shape, child, is_int, show
 from ablation.text import identity_tokens, is_nbtext, is_normalized
 
 __all__ = ["CaseRecord", "RepositoryRef", "question_id", "target_basis_digest", "validate_cases"]
@@ -165,20 +165,10 @@ def _check_fields(case: dict[str, object], w: str, repo: RepositoryRef, rep: Rep
     question_ok = is_nbtext(question, 4000) and is_normalized(question)
     if not question_ok:
         rep.fail("CASE-5", child(w, "question"), "a normalized NBText(4000)", show(question))
-    if not same(case["repositoryCommit"], repo.commit):
-        rep.fail(
-            "CASE-6",
-            child(w, "repositoryCommit"),
-            f"the repository commit {repo.commit!r}",
-            show(case["repositoryCommit"]),
-        )
-    if not same(case["sourceListArtifactSha256"], repo.raw_sha256):
-        rep.fail(
-            "CASE-7",
-            child(w, "sourceListArtifactSha256"),
-            f"the repository's rawSha256 {repo.raw_sha256}",
-            show(case["sourceListArtifactSha256"]),
-        )
+    rep.require_same("CASE-6", case, "repositoryCommit", w, repo.commit, f"the repository commit {repo.commit!r}")
+    rep.require_same(
+        "CASE-7", case, "sourceListArtifactSha256", w, repo.raw_sha256, f"the repository's rawSha256 {repo.raw_sha256}"
+    )
     max_items = case["maxItems"]
     if not is_int(max_items) or not 1 <= max_items <= repo.item_count:
         rep.fail(
@@ -223,23 +213,13 @@ def _check_identity(
         rep.fail("CASE-11", child(w, "question"), "at least one identity token", "none")
         return None
     intent = canonical_digest(tokens)
-    if not same(case["intentSignature"], intent):
-        rep.fail(
-            "CASE-12", child(w, "intentSignature"), f"D(identity tokens) = {intent}", show(case["intentSignature"])
-        )
+    rep.require_same("CASE-12", case, "intentSignature", w, intent, f"D(identity tokens) = {intent}")
     if not truth_ok:
         return None
     basis = target_basis_digest(repo.commit, repo.raw_sha256, case["truth"])  # type: ignore[arg-type]  # truth_ok: a list of paths
-    if not same(case["targetBasisDigest"], basis):
-        rep.fail(
-            "CASE-13",
-            child(w, "targetBasisDigest"),
-            f"the recomputed target basis {basis}",
-            show(case["targetBasisDigest"]),
-        )
+    rep.require_same("CASE-13", case, "targetBasisDigest", w, basis, f"the recomputed target basis {basis}")
     qid = question_id(repo.id, intent, basis)
-    if not same(case["questionId"], qid):
-        rep.fail("CASE-14", child(w, "questionId"), f"the recomputed {qid}", show(case["questionId"]))
+    rep.require_same("CASE-14", case, "questionId", w, qid, f"the recomputed {qid}")
     return intent, basis, qid
 
 
@@ -258,35 +238,27 @@ def _check_case_counts(records: list[CaseRecord], repositories: Sequence[Reposit
             )
 
 
+# CASE-15 … CASE-18 in the order they are checked per case: rule, member, expected, found.
+_UNIQUE = (
+    ("CASE-15", "intentSignature", "an intent signature unique in {repository!r}", "the same as /cases/{first}"),
+    ("CASE-16", "targetBasisDigest", "a truth set unique in {repository!r}", "the same as /cases/{first}"),
+    ("CASE-17", "id", "a case id unique in the input", "the id of /cases/{first}"),
+    ("CASE-18", "questionId", "a question id unique in the input", "the same as /cases/{first}"),
+)
+
+
 def _check_uniqueness(records: list[CaseRecord], rep: Reporter) -> None:
-    """CASE-15, CASE-16 (per repository), CASE-17, CASE-18 (across all cases)."""
-    intents: dict[tuple[int, str], int] = {}
-    bases: dict[tuple[int, str], int] = {}
-    ids: dict[str, int] = {}
-    qids: dict[str, int] = {}
+    """CASE-15, CASE-16 (per repository), CASE-17, CASE-18 (across all cases); each names the first case it repeats."""
+    firsts: tuple[dict[object, int], ...] = ({}, {}, {}, {})
     for record in records:
-        w = f"/cases/{record.index}"
-        first = intents.setdefault((record.repository_index, record.intent_signature), record.index)
-        if first != record.index:
-            rep.fail(
-                "CASE-15",
-                child(w, "intentSignature"),
-                f"an intent signature unique in {record.repository_id!r}",
-                f"the same as /cases/{first}",
-            )
-        first = bases.setdefault((record.repository_index, record.target_basis_digest), record.index)
-        if first != record.index:
-            rep.fail(
-                "CASE-16",
-                child(w, "targetBasisDigest"),
-                f"a truth set unique in {record.repository_id!r}",
-                f"the same as /cases/{first}",
-            )
-        index = ids.setdefault(record.id, record.index)
-        if index != record.index:
-            rep.fail("CASE-17", child(w, "id"), "a case id unique in the input", f"the id of /cases/{index}")
-        first = qids.setdefault(record.question_id, record.index)
-        if first != record.index:
-            rep.fail(
-                "CASE-18", child(w, "questionId"), "a question id unique in the input", f"the same as /cases/{first}"
-            )
+        keys = (
+            (record.repository_index, record.intent_signature),
+            (record.repository_index, record.target_basis_digest),
+            record.id,
+            record.question_id,
+        )
+        for (rule, member, expected, found), first_of, key in zip(_UNIQUE, firsts, keys, strict=True):
+            first = first_of.setdefault(key, record.index)
+            if first != record.index:
+                where = child(f"/cases/{record.index}", member)
+                rep.fail(rule, where, expected.format(repository=record.repository_id), found.format(first=first))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ablation.canonical import canon, canonical_digest, is_digest
-from ablation.contracts.base import Shape, child, fail, same, show
+from ablation.contracts.base import Shape, child, fail, fail_unless_each, fail_unless_same, same, show
 from ablation.contracts.raw_evidence import RAW_EVIDENCE, check_raw_evidence, show_command
 from ablation.contracts.sci_receipt import CheckedReceipt
 from ablation.text import is_abs_path, is_commit
@@ -149,34 +149,26 @@ def check_observation(
     )
 
 
+# (member, predicate, expected) of the artifact members OBS-6, OBS-9 and OBS-12 check.
+_ABS_PATH = ("path", is_abs_path, "an AbsPath")
+_COMMIT = ("revision", is_commit, "a Commit (40 or 64 of [0-9a-f])")
+_DIGEST = ("sha256", is_digest, "a Digest")
+
+
 def _check_digests_and_bindings(
     obs: dict[str, object], receipt: dict[str, object], repository_commit: str, where: str
 ) -> str:
     """OBS-2 … OBS-5: schema, own digest, receipt digest and commit; return ``D(observation minus its digest)``."""
-    if not same(obs["schema"], OBSERVATION_SCHEMA):
-        fail("OBS-2", child(where, "schema"), repr(OBSERVATION_SCHEMA), show(obs["schema"]))
+    fail_unless_same("OBS-2", obs, "schema", where, OBSERVATION_SCHEMA, repr(OBSERVATION_SCHEMA))
     digest = canonical_digest({name: value for name, value in obs.items() if name != "observationDigest"})
-    if not same(obs["observationDigest"], digest):
-        fail(
-            "OBS-3",
-            child(where, "observationDigest"),
-            f"D(observation minus observationDigest) = {digest!r}",
-            show(obs["observationDigest"]),
-        )
-    if not same(obs["receiptDigest"], receipt["receiptDigest"]):
-        fail(
-            "OBS-4",
-            child(where, "receiptDigest"),
-            f"receipt.receiptDigest {receipt['receiptDigest']!r}",
-            show(obs["receiptDigest"]),
-        )
-    if not same(obs["repositoryCommit"], repository_commit):
-        fail(
-            "OBS-5",
-            child(where, "repositoryCommit"),
-            f"the repository commit {repository_commit!r}",
-            show(obs["repositoryCommit"]),
-        )
+    fail_unless_same(
+        "OBS-3", obs, "observationDigest", where, digest, f"D(observation minus observationDigest) = {digest!r}"
+    )
+    receipt_digest = receipt["receiptDigest"]
+    fail_unless_same("OBS-4", obs, "receiptDigest", where, receipt_digest, f"receipt.receiptDigest {receipt_digest!r}")
+    fail_unless_same(
+        "OBS-5", obs, "repositoryCommit", where, repository_commit, f"the repository commit {repository_commit!r}"
+    )
     return digest
 
 
@@ -186,24 +178,15 @@ def _check_artifacts(
     """OBS-6 … OBS-12; return the request and SCI artifacts."""
     ra_where = child(where, "requestArtifact")
     request_artifact = _REQUEST_ARTIFACT.check("OBS-6", obs["requestArtifact"], ra_where)
-    if not is_abs_path(request_artifact["path"]):
-        fail("OBS-6", child(ra_where, "path"), "an AbsPath", show(request_artifact["path"]))
-    if not is_digest(request_artifact["sha256"]):
-        fail("OBS-6", child(ra_where, "sha256"), "a Digest", show(request_artifact["sha256"]))
+    fail_unless_each("OBS-6", request_artifact, ra_where, (_ABS_PATH, _DIGEST))
 
     producer = receipt["producer"]
     assert isinstance(producer, dict)
     sci_where = child(where, "sciArtifact")
     sci = _SCI_ARTIFACT.check("OBS-7", obs["sciArtifact"], sci_where)
     for name in ("name", "version"):
-        if not same(sci[name], producer[name]):
-            fail("OBS-8", child(sci_where, name), f"receipt.producer.{name} {producer[name]!r}", show(sci[name]))
-    if not is_abs_path(sci["path"]):
-        fail("OBS-9", child(sci_where, "path"), "an AbsPath", show(sci["path"]))
-    if not is_commit(sci["revision"]):
-        fail("OBS-9", child(sci_where, "revision"), "a Commit (40 or 64 of [0-9a-f])", show(sci["revision"]))
-    if not is_digest(sci["sha256"]):
-        fail("OBS-9", child(sci_where, "sha256"), "a Digest", show(sci["sha256"]))
+        fail_unless_same("OBS-8", sci, name, sci_where, producer[name], f"receipt.producer.{name} {producer[name]!r}")
+    fail_unless_each("OBS-9", sci, sci_where, (_ABS_PATH, _COMMIT, _DIGEST))
 
     backend = receipt["backend"]
     assert isinstance(backend, dict)
@@ -211,17 +194,9 @@ def _check_artifacts(
     be_where = child(where, "backendArtifact")
     be = _BACKEND_ARTIFACT.check("OBS-10", obs["backendArtifact"], be_where)
     for name in ("name", "version"):
-        if not same(be[name], executable[name]):
-            fail(
-                "OBS-11",
-                child(be_where, name),
-                f"receipt.backend.executable.{name} {executable[name]!r}",
-                show(be[name]),
-            )
-    if not is_abs_path(be["path"]):
-        fail("OBS-12", child(be_where, "path"), "an AbsPath", show(be["path"]))
-    if not is_digest(be["sha256"]):
-        fail("OBS-12", child(be_where, "sha256"), "a Digest", show(be["sha256"]))
+        wanted = executable[name]
+        fail_unless_same("OBS-11", be, name, be_where, wanted, f"receipt.backend.executable.{name} {wanted!r}")
+    fail_unless_each("OBS-12", be, be_where, (_ABS_PATH, _DIGEST))
     return request_artifact, sci
 
 

@@ -5,6 +5,7 @@ Spec: SPEC.md §4.4, §4.5; preregistration "Source-list preparation observation
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest, is_digest
@@ -108,31 +109,15 @@ def _check_digests_and_bindings(
     obs: dict[str, object], where: str, commit: object, raw_sha256: object, rep: Reporter
 ) -> None:
     """PREP-2 … PREP-5: schema, own digest, and the repository's commit and artifact digest."""
-    if not same(obs["schema"], SCHEMA):
-        rep.fail("PREP-2", child(where, "schema"), repr(SCHEMA), show(obs["schema"]))
-    body = {k: v for k, v in obs.items() if k != "observationDigest"}
-    want = canonical_digest(body)
-    if not same(obs["observationDigest"], want):
-        rep.fail(
-            "PREP-3",
-            child(where, "observationDigest"),
-            f"D(observation minus observationDigest) = {want}",
-            show(obs["observationDigest"]),
-        )
-    if not same(obs["repositoryCommit"], commit):
-        rep.fail(
-            "PREP-4",
-            child(where, "repositoryCommit"),
-            f"the repository commit {show(commit)}",
-            show(obs["repositoryCommit"]),
-        )
-    if not same(obs["rawArtifactSha256"], raw_sha256):
-        rep.fail(
-            "PREP-5",
-            child(where, "rawArtifactSha256"),
-            f"the artifact's rawSha256 {show(raw_sha256)}",
-            show(obs["rawArtifactSha256"]),
-        )
+    rep.require_same("PREP-2", obs, "schema", where, SCHEMA, repr(SCHEMA))
+    want = canonical_digest({k: v for k, v in obs.items() if k != "observationDigest"})
+    rep.require_same(
+        "PREP-3", obs, "observationDigest", where, want, f"D(observation minus observationDigest) = {want}"
+    )
+    rep.require_same("PREP-4", obs, "repositoryCommit", where, commit, f"the repository commit {show(commit)}")
+    rep.require_same(
+        "PREP-5", obs, "rawArtifactSha256", where, raw_sha256, f"the artifact's rawSha256 {show(raw_sha256)}"
+    )
 
 
 def _check_executable(exe: object, exe_where: str, rep: Reporter) -> bool:
@@ -158,16 +143,20 @@ def _check_command(obs: dict[str, object], exe: object, where: str, rep: Reporte
     if exe is not None:
         assert isinstance(exe, dict)
         want_cmd = [exe["nodePath"], exe["path"], "--repo", ".", "--full-list", "--json"]
-        if not (
-            isinstance(command, list)
-            and len(command) == 6
-            and all(same(a, b) for a, b in zip(command, want_cmd, strict=True))
-        ):
+        if not _is_argv(command, want_cmd):
             rep.fail("PREP-11", child(where, "command"), f"the argv {want_cmd!r}", show(command))
     if not isinstance(command, list) or not same(obs["commandDigest"], _digest_or_none(command)):
         rep.fail("PREP-12", child(where, "commandDigest"), "D(command)", show(obs["commandDigest"]))
-    if not same(obs["exitCode"], 0):
-        rep.fail("PREP-13", child(where, "exitCode"), "0", show(obs["exitCode"]))
+    rep.require_same("PREP-13", obs, "exitCode", where, 0, "0")
+
+
+def _is_argv(command: object, wanted: Sequence[object]) -> bool:
+    """``command`` is an array of exactly ``wanted``'s elements, each ≡ (SPEC §4.0) in order."""
+    return (
+        isinstance(command, list)
+        and len(command) == len(wanted)
+        and all(same(a, b) for a, b in zip(command, wanted, strict=True))
+    )
 
 
 def _check_target_state(state: object, state_where: str, commit: object, rep: Reporter) -> None:
@@ -182,8 +171,7 @@ def _check_target_state(state: object, state_where: str, commit: object, rep: Re
             ("cleanBefore", True),
             ("cleanAfter", True),
         ):
-            if not same(state[member], want_value):
-                rep.fail("PREP-14", child(state_where, member), show(want_value), show(state[member]))
+            rep.require_same("PREP-14", state, member, state_where, want_value, show(want_value))
 
 
 def _check_inventory(
@@ -194,16 +182,11 @@ def _check_inventory(
     if _INVENTORY.report(rep, "PREP-15", inventory, inv_where):
         assert isinstance(inventory, dict)
         inv_cmd = inventory["command"]
-        if not (
-            isinstance(inv_cmd, list)
-            and len(inv_cmd) == len(GIT_COMMAND)
-            and all(same(a, b) for a, b in zip(inv_cmd, GIT_COMMAND, strict=True))
-        ):
+        if not _is_argv(inv_cmd, GIT_COMMAND):
             rep.fail("PREP-16", child(inv_where, "command"), f"the argv {list(GIT_COMMAND)!r}", show(inv_cmd))
         if not isinstance(inv_cmd, list) or not same(inventory["commandDigest"], _digest_or_none(inv_cmd)):
             rep.fail("PREP-17", child(inv_where, "commandDigest"), "D(command)", show(inventory["commandDigest"]))
-        if not same(inventory["exitCode"], 0):
-            rep.fail("PREP-18", child(inv_where, "exitCode"), "0", show(inventory["exitCode"]))
+        rep.require_same("PREP-18", inventory, "exitCode", inv_where, 0, "0")
         git = validate_git_evidence(inventory, inv_where, universe, rep)
     return git
 

@@ -76,15 +76,10 @@ def validate_staleness(
         return None
     assert isinstance(sample, dict)
     start = len(rep.violations)
-    if not same(sample["commit"], commit):
-        rep.fail("STALE-2", child(where, "commit"), f"the repository commit {show(commit)}", show(sample["commit"]))
-    if not same(sample["rawArtifactSha256"], raw_sha256):
-        rep.fail(
-            "STALE-3",
-            child(where, "rawArtifactSha256"),
-            f"the artifact's rawSha256 {show(raw_sha256)}",
-            show(sample["rawArtifactSha256"]),
-        )
+    rep.require_same("STALE-2", sample, "commit", where, commit, f"the repository commit {show(commit)}")
+    rep.require_same(
+        "STALE-3", sample, "rawArtifactSha256", where, raw_sha256, f"the artifact's rawSha256 {show(raw_sha256)}"
+    )
     method = sample["method"]
     if not is_nbtext(method, 2000) or not is_normalized(method):
         rep.fail("STALE-4", child(where, "method"), "a normalized NBText(2000)", show(method))
