@@ -91,7 +91,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _progress(f"validating and evaluating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
     _progress(f"writing {args.output}")
-    data = render_output(output_members(loaded, evaluation, _identity()))
+    data = render_output(output_members(loaded.sha256, loaded.gzip_sha256, loaded.pinned, evaluation, _identity()))
     _warn(write_exclusive(args.output, data))
     print(f"{sha256_hex(data)}  {args.output}")
     _note_if_unsealed()

@@ -10,6 +10,7 @@ import os
 import re
 import stat
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -334,12 +335,28 @@ def evaluate_experiment(experiment: ValidatedExperiment) -> Evaluation:
     )
 
 
-def output_members(loaded: LoadedInput, evaluation: Evaluation, evaluator: dict[str, object]) -> dict[str, object]:
-    """The output file's members in PRODUCT.md order."""
-    members: dict[str, object] = {"inputSha256": loaded.sha256}
-    if loaded.gzip_sha256 is not None:
-        members["inputGzipSha256"] = loaded.gzip_sha256
-    members["inputSha256Pinned"] = loaded.pinned
+def output_members(
+    input_sha256: str,
+    input_gzip_sha256: str | None,
+    pinned: bool,
+    evaluation: Evaluation,
+    evaluator: Mapping[str, object],
+) -> dict[str, object]:
+    """The results file's members in PRODUCT.md order.
+
+    ``run`` writes them; ``archive`` and ``verify-archive`` re-render a recorded file with them.
+
+    Args:
+        input_sha256: hex SHA-256 of the input's JSON bytes.
+        input_gzip_sha256: hex SHA-256 of a ``.json.gz`` file as given; ``None`` (member left out) for plain JSON.
+        pinned: whether ``--input-sha256`` pinned the input.
+        evaluation: the result and gate assessment.
+        evaluator: the evaluator identity object.
+    """
+    members: dict[str, object] = {"inputSha256": input_sha256}
+    if input_gzip_sha256 is not None:
+        members["inputGzipSha256"] = input_gzip_sha256
+    members["inputSha256Pinned"] = pinned
     members["result"] = evaluation.result
     members["gateAssessment"] = evaluation.gate_assessment
     members["evaluator"] = evaluator

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ablation.errors import IntegrityError
 from ablation.output import dumps, render_output
-from ablation.pipeline import Evaluation
+from ablation.pipeline import Evaluation, output_members
 from ablation.results_file import RecordedResults, short
 from ablation.strictjson import child
 
@@ -66,13 +66,13 @@ def require_recomputed(data: bytes, recorded: RecordedResults, evaluation: Evalu
     Raises:
         IntegrityError: ``<member>: <what> differs …`` naming the first differing pointer.
     """
-    expected: dict[str, object] = {"inputSha256": recorded.input_sha256}
-    if recorded.input_gzip_sha256 is not None:
-        expected["inputGzipSha256"] = recorded.input_gzip_sha256
-    expected["inputSha256Pinned"] = recorded.input_sha256_pinned
-    expected["result"] = evaluation.result
-    expected["gateAssessment"] = evaluation.gate_assessment
-    expected["evaluator"] = recorded.evaluator.raw
+    expected = output_members(
+        recorded.input_sha256,
+        recorded.input_gzip_sha256,
+        recorded.input_sha256_pinned,
+        evaluation,
+        recorded.evaluator.raw,
+    )
     try:
         rendered = render_output(expected)
     except (TypeError, ValueError) as exc:
