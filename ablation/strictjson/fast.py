@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ablation.strictjson.scanner import _scan
@@ -52,12 +53,17 @@ def _unique_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return obj
 
 
-_fast_decoder = json.JSONDecoder(
-    object_pairs_hook=_unique_pairs,
-    parse_float=_notice_float,
-    parse_int=_safe_int,
-    parse_constant=_notice_constant,
-)
+def hooked_decoder(
+    pairs: Callable[[list[tuple[str, object]]], object],
+    floats: Callable[[str], object],
+    ints: Callable[[str], object],
+    constants: Callable[[str], object],
+) -> json.JSONDecoder:
+    """The standard library's C-scanner decoder with a profile's four hooks (objects, fractions, integers, NaN)."""
+    return json.JSONDecoder(object_pairs_hook=pairs, parse_float=floats, parse_int=ints, parse_constant=constants)
+
+
+_fast_decoder = hooked_decoder(_unique_pairs, _notice_float, _safe_int, _notice_constant)
 
 
 def _nesting_within_limit(value: object) -> bool:

@@ -15,6 +15,7 @@ from ablation.strictjson.fast import (
     _decode_within_budget,
     _nesting_within_limit,
     _no_lone_surrogate,
+    hooked_decoder,
 )
 from ablation.strictjson.values import MAX_DEPTH
 
@@ -69,12 +70,7 @@ def _written_pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return obj
 
 
-_written_decoder = json.JSONDecoder(
-    object_pairs_hook=_written_pairs,
-    parse_float=_written_float,
-    parse_int=_written_int,
-    parse_constant=_written_constant,
-)
+_written_decoder = hooked_decoder(_written_pairs, _written_float, _written_int, _written_constant)
 
 
 def parse_written(text: str) -> object:
