@@ -105,3 +105,30 @@ def test_RCPT_19_a_kind_of_another_type_is_refused_not_looked_up(kind: object) -
         f"RCPT-19 at {E0}/identity/kind: expected one of 'match', 'definition', 'reference', 'graph_node', "
         f"'graph_edge'; found {found}"
     )
+
+
+def _per_file(entries: list[dict[str, Any]], per_file: int) -> dict[str, Any]:
+    receipt = receipt_with(entries)
+    receipt["request"]["limits"]["maxCandidatesPerFile"] = per_file
+    receipt["requestDigest"] = canonical_digest(receipt["request"])
+    receipt["receiptDigest"] = canonical_digest({k: v for k, v in receipt.items() if k != "receiptDigest"})
+    return receipt
+
+
+def test_RCPT_37_exactly_max_candidates_per_file_entries_share_a_path() -> None:
+    entries = [make_entry("src/alpha.js", line) for line in range(3)]
+    assert len(check_receipt(_per_file(entries, 3)).candidate_ids) == 3
+    assert failure(_per_file(entries, 2)) == (
+        "RCPT-37 at receipt/evidence/0/identity/path: expected at most request limits/maxCandidatesPerFile (2) "
+        "entries per path; found 3 entries with path 'src/alpha.js'"
+    )
+
+
+def test_RCPT_37_names_the_first_entry_of_a_path_over_the_limit_not_one_at_it() -> None:
+    entries = [make_entry("src/alpha.js", line) for line in range(2)] + [
+        make_entry("src/beta.js", line) for line in range(3)
+    ]
+    assert failure(_per_file(entries, 2)) == (
+        "RCPT-37 at receipt/evidence/2/identity/path: expected at most request limits/maxCandidatesPerFile (2) "
+        "entries per path; found 3 entries with path 'src/beta.js'"
+    )

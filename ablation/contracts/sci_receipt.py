@@ -107,7 +107,7 @@ def check_receipt(receipt: object, where: str = "receipt") -> CheckedReceipt:
     producer = _check_producer(r["producer"], child(where, "producer"))
     backend, status = _check_backend(r["backend"], child(where, "backend"))
     ids = check_evidence(r["evidence"], child(where, "evidence"), request, backend["name"], producer["workflow"])
-    capped = _check_summary(r, where, request, ids)
+    capped = _check_summary(r, where, request)
     affects = _check_limitations(r["limitations"], child(where, "limitations"))
     _check_complete(r, where, repository, status, capped=capped, affects=affects)
     return CheckedReceipt(
@@ -225,7 +225,7 @@ def _check_backend(value: object, where: str) -> tuple[dict[str, object], str]:
     return backend, status
 
 
-def _check_summary(r: dict[str, object], where: str, request: dict[str, object], ids: tuple[str, ...]) -> bool:
+def _check_summary(r: dict[str, object], where: str, request: dict[str, object]) -> bool:
     """RCPT-31 … RCPT-38 (the summary and the request's limits); return ``capped``."""
     summary_where = child(where, "summary")
     summary = _SUMMARY.check("RCPT-31", r["summary"], summary_where)
