@@ -8,6 +8,7 @@ one line, never a traceback); 1 internal error (a bug, shown with its traceback)
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
 import sys
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 from ablation import __version__
 from ablation.commands import COMMANDS
-from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, RejectedInput
+from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, OutputRefused, RejectedInput
 
 __all__ = ["main"]
 
@@ -26,6 +27,10 @@ _OUT_OF_MEMORY = (
 )
 # What the dynamic loader says (dlerror) when a shared library finds no address space: glibc's wording.
 _LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allocate memory")
+
+# A write to standard output that found no room (every file a command writes maps these
+# to OutputRefused itself, so one reaching main is the redirected stdout of verify, notes, …).
+_NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (ablation.commands).
@@ -127,6 +132,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so the flush at exit does not fail again (exit 120)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (never raises for a reported error).
 
@@ -153,7 +164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe or a full disk would be exit 120 there
+        return code
     except (InputRejected, RejectedInput) as exc:
         print(str(exc), file=sys.stderr)
         return exc.exit_code
@@ -161,13 +174,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ablation: {exc}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         return 0
     except MemoryError:
         print(_OUT_OF_MEMORY, file=sys.stderr)
         return _EXIT_RESOURCES
     except OSError as exc:
+        if exc.errno in _NO_ROOM_ERRNOS:  # stdout redirected to a full disk: output refused
+            _discard_stdout()
+            print(f"ablation: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+            return OutputRefused.exit_code
         if exc.errno not in RESOURCE_ERRNOS:
             raise
         print(f"ablation: resources exhausted: {exc.strerror or exc}", file=sys.stderr)
