@@ -132,6 +132,20 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plug_closed_streams() -> None:
+    """A standard stream the caller closed (``2>&-``) becomes the null device.
+
+    Its messages are discarded, as a closed pipe's output is; without this,
+    ``print(file=sys.stderr)`` falls back to stdout (a warning inside
+    ``verify --json``), ``sys.stderr.isatty()`` raises, and the next file opened
+    (the output's temporary) would get the stream's descriptor.
+    """
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+
+
 def _discard_stdout() -> None:
     """Point stdout at the null device, so the flush at exit does not fail again (exit 120)."""
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -150,6 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         or a C extension the loader had no memory to map, from any command,
         reported as one line).
     """
+    _plug_closed_streams()
     for stream in (sys.stdout, sys.stderr):  # never crash on a path the terminal cannot encode
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")

@@ -10,6 +10,8 @@ operator sees.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -63,4 +65,33 @@ def test_full_disk_on_stdout_is_an_output_refusal(command: str, prepared: Path) 
     assert proc.returncode == 5, proc.stderr
     lines = [line for line in proc.stderr.splitlines(keepends=True) if line != _UNSEALED]
     assert lines[-1] == b"ablation: cannot write standard output: No space left on device\n"
+    assert b"Traceback" not in proc.stderr
+
+
+def _closed(stream: str, args: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """``python -m ablation ARGS`` with stdout (``>&-``) or stderr (``2>&-``) closed by the shell."""
+    redirect = ">&-" if stream == "stdout" else "2>&-"
+    return subprocess.run(["/bin/sh", "-c", f'exec "$0" -m ablation "$@" {redirect}', sys.executable, *args],
+                          capture_output=True, cwd=ROOT, env=_ENV, check=False)  # fmt: skip
+
+
+def test_closed_stderr_keeps_warnings_out_of_verify_json(prepared: Path) -> None:
+    proc = _closed("stderr", ["verify", "--input", str(prepared), "--json"])
+    assert proc.returncode == 0
+    summary = json.loads(proc.stdout)  # the unpinned-hash warning did not fall back to stdout
+    assert summary["inputSha256Pinned"] is False
+
+
+def test_closed_stderr_run_writes_its_output(prepared: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    proc = _closed("stderr", ["run", "--input", str(prepared), "--output", str(out)])
+    assert proc.returncode == 0
+    assert proc.stdout == hashlib.sha256(out.read_bytes()).hexdigest().encode() + b"  " + bytes(out) + b"\n"
+
+
+def test_closed_stdout_notes_exits_0_like_a_closed_pipe(prepared: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.json"
+    assert _closed("stdout", ["run", "--input", str(prepared), "--output", str(out)]).returncode == 0
+    proc = _closed("stdout", ["notes", "--results", str(out)])
+    assert proc.returncode == 0, proc.stderr
     assert b"Traceback" not in proc.stderr
