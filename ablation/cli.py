@@ -152,6 +152,34 @@ def _discard_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
+def _stdout_failure(exc: OSError) -> int | None:
+    """The exit code of a failed write to stdout, or ``None`` when ``exc`` is another error.
+
+    A reader that went away (``| head``) is not an error of ours: exit 0. No room
+    (stdout redirected to a full disk) is an output refusal: exit 5, one line.
+    """
+    if isinstance(exc, BrokenPipeError):
+        _discard_stdout()
+        return 0
+    if exc.errno in _NO_ROOM_ERRNOS:
+        _discard_stdout()
+        print(f"ablation: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+        return OutputRefused.exit_code
+    return None
+
+
+def _flushed(code: int) -> int:
+    """``code`` once stdout is flushed (argparse's ``--help``), or :func:`_stdout_failure`'s code."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        stdout_code = _stdout_failure(exc)
+        if stdout_code is None:
+            raise
+        return stdout_code
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (never raises for a reported error).
 
@@ -172,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
-        return int(exc.code or 0)
+        return _flushed(int(exc.code or 0))
     # The evaluator builds large acyclic trees (parsed JSON, records): reference
     # counting frees them, and the cyclic collector's passes over millions of
     # fresh objects only cost time, so it is paused for the command.
@@ -188,17 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AblationError as exc:
         print(f"ablation: {exc}", file=sys.stderr)
         return exc.exit_code
-    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
-        _discard_stdout()
-        return 0
     except MemoryError:
         print(_OUT_OF_MEMORY, file=sys.stderr)
         return _EXIT_RESOURCES
     except OSError as exc:
-        if exc.errno in _NO_ROOM_ERRNOS:  # stdout redirected to a full disk: output refused
-            _discard_stdout()
-            print(f"ablation: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
-            return OutputRefused.exit_code
+        stdout_code = _stdout_failure(exc)
+        if stdout_code is not None:
+            return stdout_code
         if exc.errno not in RESOURCE_ERRNOS:
             raise
         print(f"ablation: resources exhausted: {exc.strerror or exc}", file=sys.stderr)

@@ -34,8 +34,8 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _args(command: str, prepared: Path) -> list[str]:
-    if command == "identity":
-        return ["identity"]
+    if command in ("identity", "--help"):
+        return [command]
     return ["verify", "--input", str(prepared), "--json"]
 
 
@@ -44,7 +44,7 @@ def _run(args: list[str], stdout: int) -> subprocess.CompletedProcess[bytes]:
                           cwd=ROOT, env=_ENV, check=False)  # fmt: skip
 
 
-@pytest.mark.parametrize("command", ["identity", "verify"])
+@pytest.mark.parametrize("command", ["identity", "verify", "--help"])
 def test_closed_pipe_on_stdout_exits_0_quietly(command: str, prepared: Path) -> None:
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before anything is written (`| head` that exited)
@@ -58,7 +58,7 @@ def test_closed_pipe_on_stdout_exits_0_quietly(command: str, prepared: Path) -> 
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("command", ["identity", "verify"])
+@pytest.mark.parametrize("command", ["identity", "verify", "--help"])
 def test_full_disk_on_stdout_is_an_output_refusal(command: str, prepared: Path) -> None:
     with open("/dev/full", "wb") as full:
         proc = _run(_args(command, prepared), full.fileno())
