@@ -8,6 +8,7 @@ one line, never a traceback); 1 internal error (a bug, shown with its traceback)
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
 import sys
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 from ablation import __version__
 from ablation.commands import COMMANDS
-from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, RejectedInput
+from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, OutputRefused, RejectedInput
 
 __all__ = ["main"]
 
@@ -26,6 +27,10 @@ _OUT_OF_MEMORY = (
 )
 # What the dynamic loader says (dlerror) when a shared library finds no address space: glibc's wording.
 _LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allocate memory")
+
+# A write to standard output that found no room (every file a command writes maps these
+# to OutputRefused itself, so one reaching main is the redirected stdout of verify, notes, …).
+_NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (ablation.commands).
@@ -127,6 +132,54 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _plug_closed_streams() -> None:
+    """A standard stream the caller closed (``2>&-``) becomes the null device.
+
+    Its messages are discarded, as a closed pipe's output is; without this,
+    ``print(file=sys.stderr)`` falls back to stdout (a warning inside
+    ``verify --json``), ``sys.stderr.isatty()`` raises, and the next file opened
+    (the output's temporary) would get the stream's descriptor.
+    """
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so the flush at exit does not fail again (exit 120)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _stdout_failure(exc: OSError) -> int | None:
+    """The exit code of a failed write to stdout, or ``None`` when ``exc`` is another error.
+
+    A reader that went away (``| head``) is not an error of ours: exit 0. No room
+    (stdout redirected to a full disk) is an output refusal: exit 5, one line.
+    """
+    if isinstance(exc, BrokenPipeError):
+        _discard_stdout()
+        return 0
+    if exc.errno in _NO_ROOM_ERRNOS:
+        _discard_stdout()
+        print(f"ablation: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
+        return OutputRefused.exit_code
+    return None
+
+
+def _flushed(code: int) -> int:
+    """``code`` once stdout is flushed (argparse's ``--help``), or :func:`_stdout_failure`'s code."""
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        stdout_code = _stdout_failure(exc)
+        if stdout_code is None:
+            raise
+        return stdout_code
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (never raises for a reported error).
 
@@ -139,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         or a C extension the loader had no memory to map, from any command,
         reported as one line).
     """
+    _plug_closed_streams()
     for stream in (sys.stdout, sys.stderr):  # never crash on a path the terminal cannot encode
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -146,28 +200,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
-        return int(exc.code or 0)
+        return _flushed(int(exc.code or 0))
     # The evaluator builds large acyclic trees (parsed JSON, records): reference
     # counting frees them, and the cyclic collector's passes over millions of
     # fresh objects only cost time, so it is paused for the command.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe or a full disk would be exit 120 there
+        return code
     except (InputRejected, RejectedInput) as exc:
         print(str(exc), file=sys.stderr)
         return exc.exit_code
     except AblationError as exc:
         print(f"ablation: {exc}", file=sys.stderr)
         return exc.exit_code
-    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
     except MemoryError:
         print(_OUT_OF_MEMORY, file=sys.stderr)
         return _EXIT_RESOURCES
     except OSError as exc:
+        stdout_code = _stdout_failure(exc)
+        if stdout_code is not None:
+            return stdout_code
         if exc.errno not in RESOURCE_ERRNOS:
             raise
         print(f"ablation: resources exhausted: {exc.strerror or exc}", file=sys.stderr)

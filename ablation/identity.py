@@ -37,6 +37,7 @@ from ablation.closure import LAYERS
 from ablation.closure.check import PACKAGE_DIR, closure_state, package_files, sealed_manifest
 from ablation.closure.layout import current_layout, loaded_files, mapped_executables, read_maps, sha256_file
 from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
+from ablation.errors import UsageError
 
 __all__ = ["environment_kind", "evaluator_identity", "measure"]
 
@@ -193,14 +194,31 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
     }
 
 
+def _asserted(name: str) -> str | None:
+    """The environment variable ``name`` as an asserted member; ``None`` when unset or empty.
+
+    Raises:
+        UsageError: the value is not UTF-8 text, so no results file could record it (exit 2).
+    """
+    value = os.environ.get(name) or None
+    if value is not None and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = value.encode("utf-8", "surrogateescape")
+            msg = f"{name} is not UTF-8 text: {shown!r}"
+            raise UsageError(msg) from None
+    return value
+
+
 @functools.cache
 def _cached_identity() -> dict[str, object]:
     measured = measure()
     return {
         "measured": measured,
         "asserted": {
-            "imageDigest": os.environ.get("ABLATION_IMAGE_DIGEST") or None,
-            "baseImage": os.environ.get("ABLATION_BASE_IMAGE") or None,
+            "imageDigest": _asserted("ABLATION_IMAGE_DIGEST"),
+            "baseImage": _asserted("ABLATION_BASE_IMAGE"),
         },
         "identityDigest": canonical_digest(measured),
     }

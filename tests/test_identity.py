@@ -22,7 +22,7 @@ from ablation.closure import LAYERS
 from ablation.closure.check import check_closure, closure_state, package_files, require_sealed_closure
 from ablation.closure.layout import Layout, loaded_files, mapped_executables, normalized_sha256
 from ablation.closure.manifest import ManifestUnusable, layer_digest, read_lock_pins, read_manifest, render_manifest
-from ablation.errors import IntegrityError
+from ablation.errors import IntegrityError, UsageError
 from ablation.identity import environment_kind, evaluator_identity, measure
 
 PACKAGE_DIR = Path(ablation.__file__).resolve().parent
@@ -105,6 +105,21 @@ def test_asserted_members_come_from_the_environment_and_stay_out_of_the_digest(
     assert plain["asserted"] == {"imageDigest": None, "baseImage": None}
     assert asserted["asserted"] == {"imageDigest": "sha256:" + "a" * 64, "baseImage": "ablation-base:bookworm"}
     assert asserted["identityDigest"] == plain["identityDigest"]
+
+
+@pytest.mark.parametrize("name", ["ABLATION_IMAGE_DIGEST", "ABLATION_BASE_IMAGE"])
+def test_asserted_member_that_is_not_utf8_is_a_usage_error(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # os.environ holds undecodable bytes as surrogate escapes, which no results file can encode:
+    # `run` used to validate and evaluate, then stop in render_output with a UnicodeEncodeError (exit 1).
+    monkeypatch.setenv(name, "sha256:\udcff")
+    identity._cached_identity.cache_clear()
+    try:
+        with pytest.raises(UsageError) as caught:
+            evaluator_identity()
+    finally:
+        identity._cached_identity.cache_clear()
+    assert caught.value.exit_code == 2
+    assert str(caught.value) == f"{name} is not UTF-8 text: b'sha256:\\xff'"
 
 
 def test_identity_is_a_fresh_copy_each_call() -> None:
