@@ -11,6 +11,7 @@ import argparse
 import errno
 import gc
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -51,8 +52,27 @@ def _byte_count(text: str) -> int:
     return value
 
 
+def _path(text: str) -> str:
+    """A file name given on the command line (argparse type): an empty one names no file."""
+    if not text:
+        msg = "an empty path names no file"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
+_IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def _image_id(text: str) -> str:
+    """A container image ID as ``docker image inspect --format '{{.Id}}'`` prints it (argparse type)."""
+    if _IMAGE_ID.fullmatch(text) is None:
+        msg = f"not an image ID ('sha256:' and 64 lowercase hex digits): {text[:80]!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
 def _add_input(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--input", required=True, metavar="F", help="prepared input (.json or .json.gz)")
+    parser.add_argument("--input", required=True, metavar="F", type=_path, help="prepared input (.json or .json.gz)")
     parser.add_argument("--input-sha256", metavar="HEX", help="SHA-256 of the exact (decompressed) JSON bytes")
     parser.add_argument("--input-gzip-sha256", metavar="HEX", help="SHA-256 of the .json.gz file itself")
     parser.add_argument(
@@ -89,7 +109,7 @@ def _parser() -> argparse.ArgumentParser:
 
     run = _command(sub, "run", "verify the input hash, validate, evaluate and write the output file")
     _add_input(run)
-    run.add_argument("--output", required=True, metavar="OUT", help="new output file (never overwritten)")
+    run.add_argument("--output", required=True, metavar="OUT", type=_path, help="new output file (never overwritten)")
 
     verify = _command(sub, "verify", "everything run checks, without ranking or metrics")
     _add_input(verify)
@@ -98,37 +118,52 @@ def _parser() -> argparse.ArgumentParser:
     _command(sub, "identity", "print the evaluator identity (JSON)")
 
     archive = _command(sub, "archive", "write a deterministic evidence bundle (.tar.gz)")
-    archive.add_argument("--input", required=True, metavar="F", help="the prepared input the results were made from")
-    archive.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
-    archive.add_argument("--bundle", required=True, metavar="B", help="new bundle file (never overwritten)")
+    archive.add_argument(
+        "--input", required=True, metavar="F", type=_path, help="the prepared input the results were made from"
+    )
+    archive.add_argument("--results", required=True, metavar="OUT", type=_path, help="the results file written by run")
+    archive.add_argument("--bundle", required=True, metavar="B", type=_path, help="new bundle file (never overwritten)")
     archive.add_argument(
         "--evidence",
         action="append",
         default=[],
         metavar="PATH",
+        type=_path,
         help="a file or folder to add under extra/ (repeatable)",
     )
-    archive.add_argument("--sign-key", metavar="K", help="Ed25519 PEM private key (from keygen): sign SHA256SUMS")
+    archive.add_argument(
+        "--sign-key", metavar="K", type=_path, help="Ed25519 PEM private key (from keygen): sign SHA256SUMS"
+    )
 
     verify_archive = _command(sub, "verify-archive", "re-check a bundle and recompute its result")
-    verify_archive.add_argument("bundle", metavar="B", help="the bundle file")
+    verify_archive.add_argument("bundle", metavar="B", type=_path, help="the bundle file")
     verify_archive.add_argument(
-        "--public-key", metavar="P", help="Ed25519 PEM public key: the bundle must carry a valid signature by it"
+        "--public-key",
+        metavar="P",
+        type=_path,
+        help="Ed25519 PEM public key: the bundle must carry a valid signature by it",
     )
 
     keygen = _command(sub, "keygen", "make an Ed25519 key pair for signing bundles")
-    keygen.add_argument("--private-key", required=True, metavar="K", help="new private key file (PEM, mode 0600)")
-    keygen.add_argument("--public-key", required=True, metavar="P", help="new public key file (PEM)")
+    keygen.add_argument(
+        "--private-key", required=True, metavar="K", type=_path, help="new private key file (PEM, mode 0600)"
+    )
+    keygen.add_argument("--public-key", required=True, metavar="P", type=_path, help="new public key file (PEM)")
 
     notes = _command(sub, "notes", "draft Markdown review notes (written to stdout)")
-    notes.add_argument("--results", required=True, metavar="OUT", help="the results file written by run")
-    notes.add_argument("--bundle", metavar="B", help="its evidence bundle: cite its digests and report its signature")
+    notes.add_argument("--results", required=True, metavar="OUT", type=_path, help="the results file written by run")
+    notes.add_argument(
+        "--bundle", metavar="B", type=_path, help="its evidence bundle: cite its digests and report its signature"
+    )
     notes.add_argument(
         "--image-digest",
         metavar="D",
+        type=_image_id,
         help="container image ID to cite (asserted; a warning when the results file records another)",
     )
-    notes.add_argument("--public-key", metavar="P", help="Ed25519 PEM public key: check the bundle's signature")
+    notes.add_argument(
+        "--public-key", metavar="P", type=_path, help="Ed25519 PEM public key: check the bundle's signature"
+    )
     return parser
 
 

@@ -274,3 +274,27 @@ def test_unencodable_path_does_not_crash(prepared: Path, tmp_path: Path) -> None
                           check=False)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert b"r\\xe9sultat.json" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--input", "x.json", "--output", ""], "argument --output: an empty path names no file"),
+        (["verify", "--input", ""], "argument --input: an empty path names no file"),
+        (["verify-archive", ""], "argument B: an empty path names no file"),
+        (
+            ["notes", "--results", "r.json", "--image-digest", "garbage"],
+            "argument --image-digest: not an image ID ('sha256:' and 64 lowercase hex digits): 'garbage'",
+        ),
+        (
+            ["notes", "--results", "r.json", "--image-digest", "sha256:" + "A" * 64],
+            "argument --image-digest: not an image ID ('sha256:' and 64 lowercase hex digits): 'sha256:" + "A" * 64 + "'",
+        ),
+    ],
+    ids=["empty-output", "empty-input", "empty-bundle", "image-id-garbage", "image-id-uppercase"],
+)
+def test_empty_paths_and_malformed_image_ids_are_usage_errors(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(*args) == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(message)
