@@ -99,6 +99,41 @@ def _command(
     return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")
 
 
+def _add_archive(archive: argparse.ArgumentParser) -> None:
+    archive.add_argument(
+        "--input", required=True, metavar="F", type=_path, help="the prepared input the results were made from"
+    )
+    archive.add_argument("--results", required=True, metavar="OUT", type=_path, help="the results file written by run")
+    archive.add_argument("--bundle", required=True, metavar="B", type=_path, help="new bundle file (never overwritten)")
+    archive.add_argument(
+        "--evidence",
+        action="append",
+        default=[],
+        metavar="PATH",
+        type=_path,
+        help="a file or folder to add under extra/ (repeatable)",
+    )
+    archive.add_argument(
+        "--sign-key", metavar="K", type=_path, help="Ed25519 PEM private key (from keygen): sign SHA256SUMS"
+    )
+
+
+def _add_notes(notes: argparse.ArgumentParser) -> None:
+    notes.add_argument("--results", required=True, metavar="OUT", type=_path, help="the results file written by run")
+    notes.add_argument(
+        "--bundle", metavar="B", type=_path, help="its evidence bundle: cite its digests and report its signature"
+    )
+    notes.add_argument(
+        "--image-digest",
+        metavar="D",
+        type=_image_id,
+        help="container image ID to cite (asserted; a warning when the results file records another)",
+    )
+    notes.add_argument(
+        "--public-key", metavar="P", type=_path, help="Ed25519 PEM public key: check the bundle's signature"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ablation",
@@ -117,23 +152,7 @@ def _parser() -> argparse.ArgumentParser:
 
     _command(sub, "identity", "print the evaluator identity (JSON)")
 
-    archive = _command(sub, "archive", "write a deterministic evidence bundle (.tar.gz)")
-    archive.add_argument(
-        "--input", required=True, metavar="F", type=_path, help="the prepared input the results were made from"
-    )
-    archive.add_argument("--results", required=True, metavar="OUT", type=_path, help="the results file written by run")
-    archive.add_argument("--bundle", required=True, metavar="B", type=_path, help="new bundle file (never overwritten)")
-    archive.add_argument(
-        "--evidence",
-        action="append",
-        default=[],
-        metavar="PATH",
-        type=_path,
-        help="a file or folder to add under extra/ (repeatable)",
-    )
-    archive.add_argument(
-        "--sign-key", metavar="K", type=_path, help="Ed25519 PEM private key (from keygen): sign SHA256SUMS"
-    )
+    _add_archive(_command(sub, "archive", "write a deterministic evidence bundle (.tar.gz)"))
 
     verify_archive = _command(sub, "verify-archive", "re-check a bundle and recompute its result")
     verify_archive.add_argument("bundle", metavar="B", type=_path, help="the bundle file")
@@ -150,20 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     keygen.add_argument("--public-key", required=True, metavar="P", type=_path, help="new public key file (PEM)")
 
-    notes = _command(sub, "notes", "draft Markdown review notes (written to stdout)")
-    notes.add_argument("--results", required=True, metavar="OUT", type=_path, help="the results file written by run")
-    notes.add_argument(
-        "--bundle", metavar="B", type=_path, help="its evidence bundle: cite its digests and report its signature"
-    )
-    notes.add_argument(
-        "--image-digest",
-        metavar="D",
-        type=_image_id,
-        help="container image ID to cite (asserted; a warning when the results file records another)",
-    )
-    notes.add_argument(
-        "--public-key", metavar="P", type=_path, help="Ed25519 PEM public key: check the bundle's signature"
-    )
+    _add_notes(_command(sub, "notes", "draft Markdown review notes (written to stdout)"))
     return parser
 
 
