@@ -106,15 +106,13 @@ class Reporter:
 
     def require_same(
         self, rule: str, obj: Mapping[str, object], member: str, where: str, wanted: object, expected: str
-    ) -> bool:
-        """``obj[member]`` ≡ ``wanted`` (SPEC §4.0), else report ``rule`` at ``<where>/<member>``; whether it held.
+    ) -> None:
+        """``obj[member]`` ≡ ``wanted`` (SPEC §4.0), else report ``rule`` at ``<where>/<member>``.
 
         ``expected`` is the message's expected part; the found part is :func:`show` of the member.
         """
-        if same(obj[member], wanted):
-            return True
-        self.fail(rule, child(where, member), expected, show(obj[member]))
-        return False
+        if not same(obj[member], wanted):
+            self.fail(rule, child(where, member), expected, show(obj[member]))
 
     def finish(self) -> None:
         """Raise :class:`RejectedInput` when violations were collected."""

@@ -51,14 +51,12 @@ class SourceListArtifact:
     """A validated raw source-list artifact.
 
     Attributes:
-        raw_json: the exact raw text.
-        raw_sha256: ``R(raw_json)``.
+        raw_sha256: ``R(rawJson)``.
         raw_bytes: UTF-8 byte length of the raw text (cost disclosure).
         contract_version: the payload's ``contractVersion``.
         universe: the candidate universe.
     """
 
-    raw_json: str
     raw_sha256: str
     raw_bytes: int
     contract_version: str
@@ -127,7 +125,6 @@ def validate_source_list_artifact(artifact: object, where: str, rep: Reporter) -
     if universe is None or not ok:
         return None
     return SourceListArtifact(
-        raw_json=raw,
         raw_sha256=actual,
         raw_bytes=len(raw_bytes),
         contract_version=payload["contractVersion"],  # type: ignore[index]  # a validated payload is an object
