@@ -139,3 +139,20 @@ def test_an_escaped_surrogate_pair_is_a_character_not_a_lone_surrogate() -> None
 
 def test_a_lone_surrogate_escape_is_refused() -> None:
     assert refusal('["\\ud83d"]') == ("shape", "a string holds a lone surrogate escape, which UTF-8 cannot hold")
+
+
+def test_hooked_decoder_hands_each_kind_of_literal_to_its_hook() -> None:
+    """Both profiles' decoders are built by hooked_decoder at import: each hook must get its own literals."""
+    seen: list[tuple[str, object]] = []
+
+    def hook(kind: str):  # type: ignore[no-untyped-def]
+        def record(value: object) -> object:
+            seen.append((kind, value))
+            return (kind, value)
+
+        return record
+
+    decoder = fast.hooked_decoder(hook("pairs"), hook("float"), hook("int"), hook("constant"))
+    value = decoder.decode('{"a": 1.5, "b": 2, "c": NaN}')
+    assert value == ("pairs", [("a", ("float", "1.5")), ("b", ("int", "2")), ("c", ("constant", "NaN"))])
+    assert [kind for kind, _ in seen] == ["float", "int", "constant", "pairs"]
