@@ -14,16 +14,12 @@ import pytest
 from ablation.contracts.sci_request import OPERATIONS, check_phase_b, check_request, fail
 from ablation.errors import BundleInvalid
 
-REQUEST = {
-    "question": "Where is the parser?",
-    "seeds": [
-        {"id": "seed:language", "kind": "text", "value": "JavaScript"},
-        {"id": "seed:pattern", "kind": "text", "value": "$MATCH"},
-        {"id": "seed:path", "kind": "path", "value": "src"},
-    ],
-    "operations": ["structural_search"],
-    "limits": {"maxCandidates": 20, "maxCandidatesPerFile": 5, "maxEvidenceBytes": 65536, "timeoutMs": 30000},
-}
+try:
+    from test_structural import make_request
+except ImportError:  # pragma: no cover - importlib import mode
+    from tests.test_structural import make_request
+
+REQUEST = make_request("Where is the parser?")
 
 
 def failure(check, request: dict[str, object]) -> str:  # type: ignore[no-untyped-def]
