@@ -110,6 +110,9 @@ class Reporter:
         """``obj[member]`` ≡ ``wanted`` (SPEC §4.0), else report ``rule`` at ``<where>/<member>``.
 
         ``expected`` is the message's expected part; the found part is :func:`show` of the member.
+
+        Raises:
+            InputRejected: ``rule``, in fail-fast mode (collected instead with ``--errors all``).
         """
         if not same(obj[member], wanted):
             self.fail(rule, child(where, member), expected, show(obj[member]))
