@@ -89,7 +89,7 @@ def test_select_arms_fusion_alone_equals_fusion_among_all_arms() -> None:
 
 # ---------------------------------------------------------------- contracts.base: messages and the reporter (SPEC §2.5)
 
-from ablation.contracts.base import SHOW_LIMIT, Reporter, closed_problem, show  # noqa: E402
+from ablation.contracts.base import SHOW_LIMIT, Reporter, Shape, show  # noqa: E402
 
 
 def test_show_counts_with_singular_and_plural() -> None:
@@ -108,18 +108,18 @@ def test_show_cuts_at_80_characters_and_names_the_length_of_strings_only() -> No
     assert show(big) == str(big)[: SHOW_LIMIT - 1] + "…"
 
 
-def test_closed_problem_of_a_non_object_shows_it() -> None:
-    assert closed_problem(5, ["a"]) == "5"
-    assert closed_problem([1], ["a"]) == "an array of 1 element"
-    assert closed_problem({"a": 1, "o": 2}, ["a"], ["o"]) is None
-    assert closed_problem({"a": 1, "o": 2}, ["a"]) == "unknown member 'o'"
+def test_shape_problem_of_a_non_object_shows_it() -> None:
+    assert Shape(["a"]).problem(5) == "5"
+    assert Shape(["a"]).problem([1]) == "an array of 1 element"
+    assert Shape(["a", "o"], ["o"]).problem({"a": 1, "o": 2}) is None
+    assert Shape(["a"]).problem({"a": 1, "o": 2}) == "unknown member 'o'"
 
 
-def test_check_closed_reports_the_members_and_the_problem() -> None:
+def test_shape_report_reports_the_members_and_the_problem() -> None:
     rep = Reporter(collect_all=True)
-    assert rep.check_closed("X-1", {"a": 1, "o": 2}, "/w", ["a"], ["o"]) is True
-    assert rep.check_closed("X-1", {"a": 1}, "/w", ["a", "b"]) is False
-    assert rep.check_closed("X-2", {"a": 1, "o": 2}, "/v", ["a"]) is False
+    assert Shape(["a", "o"], ["o"]).report(rep, "X-1", {"a": 1, "o": 2}, "/w") is True
+    assert Shape(["a", "b"]).report(rep, "X-1", {"a": 1}, "/w") is False
+    assert Shape(["a"]).report(rep, "X-2", {"a": 1, "o": 2}, "/v") is False
     assert [str(v) for v in rep.violations] == [
         "X-1 at /w: expected an object with exactly the members a, b; found missing member 'b'",
         "X-2 at /v: expected an object with exactly the members a; found unknown member 'o'",

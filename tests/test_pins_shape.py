@@ -1,12 +1,12 @@
 """Pins of the one closed-object check, ``contracts.base.Shape``, in both of its wordings.
 
 The REJECT contracts report through a :class:`Reporter` (``Shape.report``,
-``Reporter.check_closed``, ``closed_problem``); the bundle contracts raise
+``Shape.problem``); the bundle contracts raise
 :class:`BundleInvalid` (``Shape.check``). The first problem is the same in both
 (a non-object, then the first unknown member in document order, then the
 first missing member in the order of the spec); only the words differ, and
 both are pinned here exactly. An optional member may be absent in every entry
-point (found by mutation testing: the wrappers dropping ``optional`` survived).
+point.
 SPEC.md §4.0 ``Closed``, §2.5.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from ablation.contracts.base import Reporter, Shape, closed_problem
+from ablation.contracts.base import Reporter, Shape
 from ablation.errors import BundleInvalid
 
 SHAPE = Shape(("path", "kind", "symbol", "range"), optional=("range",))
@@ -39,8 +39,8 @@ def test_an_absent_optional_member_fits_every_entry_point() -> None:
     rep = Reporter(collect_all=True)
     assert SHAPE.report(rep, "SL-12", value, "/w") is True
     assert SHAPE.problem(value) is None
-    assert closed_problem({"a": 1}, ["a"], ["o"]) is None
-    assert rep.check_closed("X-1", {"a": 1}, "/w", ["a"], ["o"]) is True
+    assert Shape(["a", "o"], ["o"]).problem({"a": 1}) is None
+    assert Shape(["a", "o"], ["o"]).report(rep, "X-1", {"a": 1}, "/w") is True
     assert rep.violations == []
 
 

@@ -24,7 +24,6 @@ __all__ = [
     "Reporter",
     "Shape",
     "child",
-    "closed_problem",
     "fail",
     "fail_unless_each",
     "fail_unless_same",
@@ -96,13 +95,6 @@ class Reporter:
         if not self.collect_all:
             raise error
         self.violations.append(error)
-
-    def check_closed(
-        self, rule: str, value: object, where: str, required: Iterable[str], optional: Iterable[str] = ()
-    ) -> bool:
-        """:meth:`Shape.report` for a member list given at the call; return whether ``value`` fits."""
-        optional = tuple(optional)
-        return Shape((*required, *optional), optional).report(self, rule, value, where)
 
     def require_same(
         self, rule: str, obj: Mapping[str, object], member: str, where: str, wanted: object, expected: str
@@ -260,9 +252,3 @@ class Shape:
             return value
         unknown, key = found
         fail(rule, where, self._closed, f"an unknown member {show(key)}" if unknown else f"no member {key!r}")
-
-
-def closed_problem(value: object, required: Iterable[str], optional: Iterable[str] = ()) -> str | None:
-    """:meth:`Shape.problem` for a member list given at the call: why ``value`` is not closed, or ``None``."""
-    optional = tuple(optional)
-    return Shape((*required, *optional), optional).problem(value)
