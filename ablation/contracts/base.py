@@ -13,7 +13,7 @@ Spec: SPEC.md §2.5 (message form), §4.0 (``Closed``, ≡, consequences), §9.3
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NoReturn, TypeGuard
 
 from ablation.errors import BundleInvalid, InputRejected, RejectedInput, format_where
@@ -29,6 +29,7 @@ __all__ = [
     "fail_unless_same",
     "is_int",
     "same",
+    "same_array",
     "show",
 ]
 
@@ -66,6 +67,15 @@ def show(value: object) -> str:
 def same(a: object, b: object) -> bool:
     """Type-strict ≡ of SPEC §4.0: same JSON type and value; containers are never ≡."""
     return type(a) is type(b) and not isinstance(a, dict | list) and a == b
+
+
+def same_array(value: object, wanted: Sequence[object]) -> bool:
+    """``value`` is an array of exactly ``wanted``'s elements, each ≡ (SPEC §4.0) in order."""
+    return (
+        isinstance(value, list)
+        and len(value) == len(wanted)
+        and all(same(a, b) for a, b in zip(value, wanted, strict=True))
+    )
 
 
 def is_int(value: object) -> TypeGuard[int]:

@@ -5,11 +5,10 @@ Spec: SPEC.md §4.4, §4.5; preregistration "Source-list preparation observation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest, is_digest
-from ablation.contracts.base import Reporter, Shape, child, same, show
+from ablation.contracts.base import Reporter, Shape, child, same, same_array, show
 from ablation.contracts.git_index import validate_git_evidence
 from ablation.contracts.source_list import CandidateUniverse
 from ablation.text import is_abs_path, is_commit
@@ -143,20 +142,11 @@ def _check_command(obs: dict[str, object], exe: object, where: str, rep: Reporte
     if exe is not None:
         assert isinstance(exe, dict)
         want_cmd = [exe["nodePath"], exe["path"], "--repo", ".", "--full-list", "--json"]
-        if not _is_argv(command, want_cmd):
+        if not same_array(command, want_cmd):
             rep.fail("PREP-11", child(where, "command"), f"the argv {want_cmd!r}", show(command))
     if not isinstance(command, list) or not same(obs["commandDigest"], _digest_or_none(command)):
         rep.fail("PREP-12", child(where, "commandDigest"), "D(command)", show(obs["commandDigest"]))
     rep.require_same("PREP-13", obs, "exitCode", where, 0, "0")
-
-
-def _is_argv(command: object, wanted: Sequence[object]) -> bool:
-    """``command`` is an array of exactly ``wanted``'s elements, each ≡ (SPEC §4.0) in order."""
-    return (
-        isinstance(command, list)
-        and len(command) == len(wanted)
-        and all(same(a, b) for a, b in zip(command, wanted, strict=True))
-    )
 
 
 def _check_target_state(state: object, state_where: str, commit: object, rep: Reporter) -> None:
@@ -182,7 +172,7 @@ def _check_inventory(
     if _INVENTORY.report(rep, "PREP-15", inventory, inv_where):
         assert isinstance(inventory, dict)
         inv_cmd = inventory["command"]
-        if not _is_argv(inv_cmd, GIT_COMMAND):
+        if not same_array(inv_cmd, GIT_COMMAND):
             rep.fail("PREP-16", child(inv_where, "command"), f"the argv {list(GIT_COMMAND)!r}", show(inv_cmd))
         if not isinstance(inv_cmd, list) or not same(inventory["commandDigest"], _digest_or_none(inv_cmd)):
             rep.fail("PREP-17", child(inv_where, "commandDigest"), "D(command)", show(inventory["commandDigest"]))

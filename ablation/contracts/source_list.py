@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ablation.canonical import is_digest, raw_digest
-from ablation.contracts.base import Reporter, Shape, child, is_int, same, show
+from ablation.contracts.base import Reporter, Shape, child, is_int, same, same_array, show
 from ablation.contracts.source_list_items import DEFAULT_EXTENSIONS, CandidateUniverse, validate_items
 from ablation.strictjson import JsonGrammarError, parse_text, pointer
 
@@ -162,11 +162,7 @@ def _check_constants(payload: dict[str, object], p: str, rep: Reporter) -> None:
         if not same(payload[member], want):
             rep.fail(rule, p + "/" + member, show(want), show(payload[member]))
     exts = payload["supportedExtensions"]
-    if not (
-        isinstance(exts, list)
-        and len(exts) == len(DEFAULT_EXTENSIONS)
-        and all(same(a, b) for a, b in zip(exts, DEFAULT_EXTENSIONS, strict=True))
-    ):
+    if not same_array(exts, DEFAULT_EXTENSIONS):
         rep.fail("SL-10", p + "/supportedExtensions", "the 24 default extensions in order", show(exts))
 
 
