@@ -1,28 +1,18 @@
 #!/usr/bin/env python3
-"""Stand-in for the SCI structural-evidence exporter, for tests only (PREPARE.md §10).
+"""Stand-in for the SCI structural-evidence exporter, for tests only (PREPARE.md §10; README.md beside it).
 
-Run as ``<path> experimental structural-evidence-receipt --request-file F`` (the
-argv of OBS-13) with the target checkout as the working directory, or as
-``<path> --version`` (a ``tool-version`` step). Any other argv is refused (exit 2).
+Run as ``<path> experimental structural-evidence-receipt --request-file F`` (OBS-13's argv) in the
+target checkout, or as ``<path> --version``; any other argv is refused (exit 2). It checks that the
+cwd is a clean git top level, that ``$TMPDIR`` is a folder and that its backend ``stand-in-grep-cli``
+is on ``PATH``; ``mkdtemp``s a scratch folder under ``$TMPDIR`` (removed before it prints); searches
+the blobs at HEAD under the path seeds (all of HEAD without any) that have a default extension, for
+the ``seed:pattern`` text before its first ``$``; and prints one ``match`` per occurrence, with
+code-point ranges, within the request's limits, as ``json.dumps(receipt, indent=2,
+ensure_ascii=False) + "\n"``. Ids and digests come from :func:`canon`, written from SPEC §3.1/§3.2
+(never ``ablation.canonical``: a digest bug cannot hide on both sides). Standard library only.
 
-What it does, in order: checks that the cwd is the git top level and that
-``git status`` is clean (exit 2 otherwise); requires ``$TMPDIR`` and finds its
-backend executable ``stand-in-grep-cli`` on ``PATH`` (exit 2 otherwise: capture puts
-the backend's folder first on PATH); ``mkdtemp``s a scratch folder under
-``$TMPDIR``; reads the request; searches the blobs at HEAD under the path seeds
-(all of HEAD without path seeds) whose extension is a default one, literally,
-for the text of the ``seed:pattern`` value before its first ``$``; builds one
-``match`` evidence entry per occurrence with code-point ranges, within the
-request's limits; removes the scratch folder; prints the receipt with
-``json.dumps(receipt, indent=2, ensure_ascii=False) + "\\n"``.
-
-Ids, ``requestDigest`` and ``receiptDigest`` come from :func:`canon` below,
-written from SPEC §3.1/§3.2, not from ``ablation.canonical``: a digest bug cannot
-hide on both sides. Standard library only; nothing here imports ``ablation``.
-
-The file name of argv[0] picks the variant: ``fake_sci.py`` is the normal
-stand-in, ``fake_sci--<variant>.py`` runs this module with one variant of
-README.md's table (all but ``reordered`` are faults of PREPARE.md §10).
+argv[0]'s file name picks the variant: ``fake_sci.py`` is the normal stand-in,
+``fake_sci--<variant>.py`` one of README.md's variants.
 """
 
 from __future__ import annotations
@@ -47,29 +37,14 @@ EXECUTABLE_NAME = "stand-in-grep-cli"
 EXECUTABLE_VERSION = "0.42.1"
 SCHEMA = "semantic-code-intelligence.structural_evidence_receipt.v1"
 VARIANTS = (
-    "normal",
-    "reordered",
-    "orphan-short",
-    "orphan-long",
-    "stderr",
-    "two-receipts",
-    "trailing-text",
-    "tmpdir-leftover",
-    "home-leftover",
-    "ontology-dir",
-    "edit-tracked",
-    "touch-tracked",
-    "home-cache",
-    "non-item-match",
-    "capped",
-    "version-2.0.1",
-    "hang",
-    "empty-stdout",
-    "duplicate-key",
-)
+    "normal", "reordered", "orphan-short", "orphan-long", "stderr", "two-receipts", "trailing-text",
+    "tmpdir-leftover", "home-leftover", "ontology-dir", "edit-tracked", "touch-tracked", "home-cache",
+    "non-item-match", "capped", "version-2.0.1", "hang", "empty-stdout", "duplicate-key",
+)  # fmt: skip
 DEFAULT_EXTENSIONS = frozenset(
-    ".bash .c .cc .cjs .cpp .cs .go .h .hpp .java .js .jsx .kt .lua .mjs .php .py .rb .rs .sh .swift .ts .tsx .zsh".split()
-)
+    (".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
+     ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh")
+)  # fmt: skip
 W = frozenset("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B))))
 MAX_SNIPPET = 20000
 ORPHAN_SECONDS = {"orphan-short": 2, "orphan-long": 60}
@@ -106,19 +81,11 @@ def digest(v: object) -> str:
     return "sha256:" + hashlib.sha256(canon(v).encode("utf-8")).hexdigest()
 
 
-# ------------------------------------------------------------------ helpers
-
-
 def variant_of(argv0: str) -> str | None:
     """The variant named by argv[0]'s file name, or ``None`` for a name this stand-in does not know."""
-    base = os.path.basename(argv0)
-    stem = base[:-3] if base.endswith(".py") else base
-    if stem == NAME:
-        return "normal"
-    prefix = NAME + "--"
-    if stem.startswith(prefix) and stem[len(prefix) :] in VARIANTS[1:]:
-        return stem[len(prefix) :]
-    return None
+    stem = os.path.basename(argv0).removesuffix(".py")
+    name = "normal" if stem == NAME else stem[len(NAME) + 2 :] if stem.startswith(NAME + "--") else ""
+    return name if name in VARIANTS and (name != "normal" or stem == NAME) else None
 
 
 def extname(path: str) -> str:
@@ -137,29 +104,10 @@ def git(*args: str) -> bytes:
     return done.stdout
 
 
-def strict_json(text: str) -> object:
-    """Parse JSON refusing duplicate names, non-integer numbers and NaN/Infinity."""
-
-    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
-        if len({name for name, _ in items}) != len(items):
-            raise ValueError("duplicate member name")
-        return dict(items)
-
-    def refuse(literal: str) -> object:
-        raise ValueError(f"not an integer: {literal}")
-
-    return json.loads(text, object_pairs_hook=pairs, parse_float=refuse, parse_constant=refuse)
-
-
 def position(text: str, offset: int) -> dict[str, int]:
     """``{line, column}`` of a code-point offset: 0-based, lines split at LF, columns in code points."""
     line = text.count("\n", 0, offset)
     return {"line": line, "column": offset - (text.rfind("\n", 0, offset) + 1)}
-
-
-def is_blank(s: str) -> bool:
-    """True when every code point of ``s`` is in W (SPEC §9.6), so it cannot be an ``NBText``."""
-    return all(ch in W for ch in s)
 
 
 # ------------------------------------------------------------------ the search
@@ -173,7 +121,8 @@ def candidate_blobs(path_seeds: list[str], every_extension: bool) -> list[tuple[
         meta, _, raw_path = record.partition(b"\t")
         mode, kind, oid = meta.decode("ascii").split(" ")
         path = raw_path.decode("utf-8")
-        if kind == "blob" and mode.startswith("100") and (every_extension or extname(path).lower() in DEFAULT_EXTENSIONS):
+        wanted = every_extension or extname(path).lower() in DEFAULT_EXTENSIONS
+        if kind == "blob" and mode.startswith("100") and wanted:
             blobs.append((path, oid))
     return sorted(set(blobs), key=lambda blob: blob[0].encode("utf-8"))
 
@@ -183,9 +132,8 @@ def read_blobs(oids: list[str], scratch: str) -> list[bytes]:
     batch = os.path.join(scratch, "blobs.txt")
     with open(batch, "w", encoding="ascii") as handle:
         handle.write("".join(oid + "\n" for oid in oids))
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
     with open(batch, "rb") as stdin:
-        out = subprocess.run([*_GIT, "cat-file", "--batch"], stdin=stdin, capture_output=True, env=env, check=True)
+        out = subprocess.run([*_GIT, "cat-file", "--batch"], stdin=stdin, capture_output=True, check=True)
     contents, at = [], 0
     for _ in oids:
         header_end = out.stdout.index(b"\n", at)
@@ -193,15 +141,6 @@ def read_blobs(oids: list[str], scratch: str) -> list[bytes]:
         contents.append(out.stdout[header_end + 1 : header_end + 1 + size])
         at = header_end + 1 + size + 1
     return contents
-
-
-def occurrences(text: str, literal: str) -> list[tuple[int, int]]:
-    """Non-overlapping ``(start, end)`` code-point offsets of ``literal`` in ``text``."""
-    found, at = [], text.find(literal)
-    while at >= 0:
-        found.append((at, at + len(literal)))
-        at = text.find(literal, at + len(literal))
-    return found
 
 
 def match_entry(path: str, text: str, start: int, end: int) -> tuple[dict[str, object], int]:
@@ -228,8 +167,17 @@ Limits = dict[str, int]
 
 def parse_request(text: str) -> tuple[dict[str, object], str, list[str], Limits] | str:
     """``(request, pattern, path seeds, limits)`` from the request text, or why it cannot be used."""
+
+    def pairs(items: list[tuple[str, object]]) -> dict[str, object]:
+        if len({name for name, _ in items}) != len(items):
+            raise ValueError("duplicate member name")
+        return dict(items)
+
+    def no_number(literal: str) -> object:
+        raise ValueError(f"not an integer: {literal}")
+
     try:
-        request = strict_json(text)
+        request = json.loads(text, object_pairs_hook=pairs, parse_float=no_number, parse_constant=no_number)
     except ValueError as exc:
         return f"the request is not strict JSON: {exc}"
     if not isinstance(request, dict) or not isinstance(request.get("seeds"), list):
@@ -246,23 +194,26 @@ def parse_request(text: str) -> tuple[dict[str, object], str, list[str], Limits]
     return request, patterns[0], path_seeds, {name: limits[name] for name in names}
 
 
-def search(pattern: str, path_seeds: list[str], limits: Limits, scratch: str, variant: str) -> tuple[list[dict[str, object]], int]:
+def search(
+    pattern: str, path_seeds: list[str], limits: Limits, scratch: str, variant: str
+) -> tuple[list[dict[str, object]], int]:
     """The evidence entries within the request's limits, and how many occurrences were observed."""
     literal = pattern.split("$", 1)[0]
-    if is_blank(literal):
+    if all(ch in W for ch in literal):  # no nonblank text to search for
         return [], 0
     blobs = candidate_blobs(path_seeds, every_extension=variant == "non-item-match")
     evidence: list[dict[str, object]] = []
     observed = total_bytes = 0
-    for (path, _), data in zip(blobs, read_blobs([oid for _, oid in blobs], scratch)):
+    for (path, _), data in zip(blobs, read_blobs([oid for _, oid in blobs], scratch), strict=True):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        in_file = 0
-        for start, end in occurrences(text, literal):
+        in_file, start = 0, text.find(literal)
+        while start >= 0:  # non-overlapping occurrences, in code points
             observed += 1
-            entry, size = match_entry(path, text, start, end)
+            entry, size = match_entry(path, text, start, start + len(literal))
+            start = text.find(literal, start + len(literal))
             fits = len(evidence) < limits["maxCandidates"] and in_file < limits["maxCandidatesPerFile"]
             if fits and total_bytes + size <= limits["maxEvidenceBytes"]:
                 evidence.append(entry)
@@ -274,17 +225,11 @@ def search(pattern: str, path_seeds: list[str], limits: Limits, scratch: str, va
 def receipt_for(
     request: dict[str, object], heads: tuple[str, str], evidence: list[dict[str, object]], observed: int, variant: str
 ) -> dict[str, object]:
-    """The receipt, members in RCPT-1's order, every digest computed with :func:`digest`.
-
-    ``heads`` are HEAD before and after the search; ``observed`` counts every occurrence found.
-    """
-    if variant == "capped":
-        observed = len(evidence) + 1
+    """The receipt in RCPT-1's order, digests by :func:`digest`; ``heads``: HEAD before and after the search."""
+    observed = len(evidence) + 1 if variant == "capped" else observed
     capped = observed > len(evidence)
-    limitations: list[dict[str, object]] = []
-    if capped:
-        message = "more occurrences were observed than the request's limits let the receipt return"
-        limitations.append({"code": "candidate_limit", "message": message, "affectsCompleteness": True})
+    message = "more occurrences were observed than the request's limits let the receipt return"
+    limitations = [{"code": "candidate_limit", "message": message, "affectsCompleteness": True}] if capped else []
     stable = heads[0] == heads[1]
     receipt: dict[str, object] = {
         "schema": SCHEMA,
@@ -343,9 +288,6 @@ def stdout_text(receipt: dict[str, object], variant: str) -> str:
     return "" if variant == "empty-stdout" else text
 
 
-# ------------------------------------------------------------------ side effects of the variants
-
-
 def first_tracked_file() -> str:
     """The first tracked regular file in UTF-8 order (what the edit and touch variants change)."""
     for record in git("ls-files", "--cached", "--stage", "-z").split(b"\0")[:-1]:
@@ -357,12 +299,10 @@ def first_tracked_file() -> str:
 
 def side_effects(variant: str) -> None:
     """The changes a variant makes to the target, HOME or TMPDIR before it prints."""
-    if variant == "tmpdir-leftover":
-        with open(os.path.join(os.environ["TMPDIR"], LEFTOVER_NAME), "x", encoding="utf-8") as handle:
-            handle.write("left behind by the tmpdir-leftover variant\n")
-    elif variant == "home-leftover":
-        with open(os.path.join(os.environ["HOME"], LEFTOVER_NAME), "x", encoding="utf-8") as handle:
-            handle.write("left behind by the home-leftover variant\n")
+    if variant in {"tmpdir-leftover", "home-leftover"}:
+        folder = os.environ["TMPDIR" if variant == "tmpdir-leftover" else "HOME"]
+        with open(os.path.join(folder, LEFTOVER_NAME), "x", encoding="utf-8") as handle:
+            handle.write(f"left behind by the {variant} variant\n")
     elif variant == "ontology-dir":
         os.mkdir(".ontology")
     elif variant == "edit-tracked":
@@ -370,18 +310,16 @@ def side_effects(variant: str) -> None:
             handle.write("\nedited by the edit-tracked variant\n")
     elif variant == "touch-tracked":
         os.utime(first_tracked_file(), (TOUCH_TIME, TOUCH_TIME))
-    elif variant == "home-cache":
-        folder = os.path.join(os.environ["HOME"], ".cache", "stand-in-sci")
-        os.makedirs(folder)
-        cache = os.path.join(folder, "index.json")
+    elif variant == "home-cache":  # write, read back, remove: HOME ends empty
+        cache = os.path.join(os.environ["HOME"], ".cache", "stand-in-sci", "index.json")
+        os.makedirs(os.path.dirname(cache))
         with open(cache, "x", encoding="utf-8") as handle:
             handle.write('{"cached": true}\n')
         with open(cache, encoding="utf-8") as handle:
-            if handle.read() != '{"cached": true}\n':
-                raise SystemExit(f"{NAME}: the cache did not read back")
+            handle.read()
         os.remove(cache)
-        os.rmdir(folder)
-        os.rmdir(os.path.dirname(folder))
+        os.rmdir(os.path.dirname(cache))
+        os.rmdir(os.path.dirname(os.path.dirname(cache)))
 
 
 def leave_orphan(seconds: int, hold_stdout: bool) -> None:
@@ -393,9 +331,6 @@ def leave_orphan(seconds: int, hold_stdout: bool) -> None:
             os.dup2(devnull, fd)
         time.sleep(seconds)
         os._exit(0)
-
-
-# ------------------------------------------------------------------ main
 
 
 def refuse(message: str) -> int:
@@ -422,7 +357,7 @@ def main(argv: list[str]) -> int:
     """Run the stand-in: argv as ``sys.argv``; returns the exit status."""
     variant = variant_of(argv[0])
     if variant is None:
-        return refuse(f"unknown variant file name {os.path.basename(argv[0])!r} (variants: {', '.join(VARIANTS)})")
+        return refuse(f"unknown variant file name {os.path.basename(argv[0])!r}")
     if argv[1:] == ["--version"]:
         version = "2.0.1" if variant == "version-2.0.1" else PRODUCER_VERSION
         sys.stdout.write(f"{PRODUCER_NAME} {version} (test stand-in {NAME}, variant {variant})\n")

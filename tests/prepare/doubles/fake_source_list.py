@@ -35,19 +35,9 @@ import sys
 ARGV = ["--repo", ".", "--full-list", "--json"]
 NAME = "fake_source_list"
 VARIANTS = (
-    "normal",
-    "stderr",
-    "exit-3",
-    "omit-path",
-    "bom",
-    "duplicate-key",
-    "float-count",
-    "bom-in-path",
-    "bom-in-summary",
-    "invalid-utf8",
-    "untracked-file",
-    "nothing-present",
-)
+    "normal", "stderr", "exit-3", "omit-path", "bom", "duplicate-key", "float-count", "bom-in-path",
+    "bom-in-summary", "invalid-utf8", "untracked-file", "nothing-present",
+)  # fmt: skip
 DEFAULT_EXTENSIONS = (
     ".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
     ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh",
@@ -61,14 +51,9 @@ UNTRACKED_NAME = "fake-source-list.cache"
 
 def variant_of(argv0: str) -> str | None:
     """The variant named by argv[0]'s file name, or ``None`` for a name this stand-in does not know."""
-    base = os.path.basename(argv0)
-    stem = base[:-3] if base.endswith(".py") else base
-    if stem == NAME:
-        return "normal"
-    prefix = NAME + "--"
-    if stem.startswith(prefix) and stem[len(prefix) :] in VARIANTS[1:]:
-        return stem[len(prefix) :]
-    return None
+    stem = os.path.basename(argv0).removesuffix(".py")
+    name = "normal" if stem == NAME else stem[len(NAME) + 2 :] if stem.startswith(NAME + "--") else ""
+    return name if name in VARIANTS and (name != "normal" or stem == NAME) else None
 
 
 def extname(path: str) -> str:
@@ -241,7 +226,9 @@ def main(argv: list[str]) -> int:
     """Run the stand-in: argv as ``sys.argv``; returns the exit status."""
     variant = variant_of(argv[0])
     if variant is None or argv[1:] != ARGV:
-        sys.stderr.write(f"usage: {NAME}[--<variant>].py --repo . --full-list --json (variants: {', '.join(VARIANTS)})\n")
+        sys.stderr.write(
+            f"usage: {NAME}[--<variant>].py --repo . --full-list --json (variants: {', '.join(VARIANTS)})\n"
+        )
         return 2
     listing = subprocess.run(
         ["git", "ls-files", "--cached", "--stage", "-z"], stdin=subprocess.DEVNULL, capture_output=True, check=False

@@ -87,7 +87,7 @@ def source_list_repository(
         UnicodeDecodeError: stdout is not strict UTF-8 (a capture gate, not an evaluator rule).
     """
     raw = stdout.decode("utf-8")
-    artifact = {"rawJson": raw, "rawSha256": raw_digest(raw)}
+    artifact: dict[str, object] = {"rawJson": raw, "rawSha256": raw_digest(raw)}
     command = standins.source_list_argv(interpreter, script)
     evidence = before.stage_listing
     observation: dict[str, object] = {
@@ -148,7 +148,7 @@ def check_source_list(commit: str, artifact: object, observation: object) -> Can
 
 def json_value_ends(text: str) -> list[int]:
     """End offsets of the complete JSON values that follow one another from the start (``receiptCount``)."""
-    decoder, ends, at = json.JSONDecoder(), [], 0
+    decoder, ends, at = json.JSONDecoder(), list[int](), 0
     while True:
         while at < len(text) and text[at] in " \t\n\r":
             at += 1
@@ -185,18 +185,9 @@ class SciCase:
     tmp_empty: bool
 
 
-def sci_bundle(run: OwnerRun, case: SciCase) -> dict[str, object] | None:
-    """The case's structural bundle as assemble would build it (asserted mode), or ``None`` without a receipt."""
-    stdout = run.stdout.decode("utf-8")
-    receipt = first_receipt(stdout)
-    if receipt is None:
-        return None
-    request_json = case.request_file.read_text(encoding="utf-8")
-    request = parse_text(request_json).value
-    confirmed = run.confirmed
-    process = {"exitCode": run.exit_code, "receiptCount": len(json_value_ends(stdout)), "processGroupTerminationConfirmed": confirmed}
-    before, after = case.before, case.after
-    state = {
+def target_state(before: TargetState, after: TargetState) -> dict[str, object]:
+    """OBS-15's eleven members, in order; ``indexRead`` is asserted false (assertion mode)."""
+    return {
         "headBefore": before.head,
         "headAfter": after.head,
         "statusBefore": before.status,
@@ -209,42 +200,69 @@ def sci_bundle(run: OwnerRun, case: SciCase) -> dict[str, object] | None:
         "ontologyBefore": "present" if before.ontology else "absent",
         "ontologyAfter": "present" if after.ontology else "absent",
     }
-    completed = run.exit_code == 0 and confirmed and case.tmp_empty and case.home_empty
+
+
+def raw_evidence(texts: dict[str, str], command: list[str]) -> dict[str, object]:
+    """OBS-20's members from the raw texts (``request``, ``stdout``, ``stderr``, ``process``, ``state``)."""
+    digests = {name: raw_digest(text) for name, text in texts.items()}
+    transcript = {
+        "command": command,
+        "commandDigest": canonical_digest(command),
+        "requestSha256": digests["request"],
+        "receiptSha256": digests["stdout"],
+        "stdoutSha256": digests["stdout"],
+        "stderrSha256": digests["stderr"],
+        "processSha256": digests["process"],
+        "stateSha256": digests["state"],
+    }
+    texts = dict(texts, receipt=texts["stdout"], transcript=text_of(transcript))
+    members = ("request", "receipt", "stdout", "stderr", "transcript", "process", "state")
+    raw: dict[str, object] = {}
+    for name in members:
+        text_member = name if name in {"stdout", "stderr"} else f"{name}Json"
+        raw[text_member] = texts[name]
+        raw[f"{name}Sha256"] = raw_digest(texts[name])
+    return raw
+
+
+def expected_provenance() -> dict[str, object]:
+    """SB-9's members from the stand-ins' provenance constants (as an experiment file would give them)."""
+    sci, backend = standins.SCI_PROVENANCE, standins.BACKEND_PROVENANCE
+    return {
+        "producerName": sci["name"],
+        "producerVersion": sci["version"],
+        "producerWorkflow": sci["workflow"],
+        "backendName": backend["name"],
+        "backendVersion": backend["version"],
+        "executableName": backend["executable_name"],
+        "executableVersion": backend["executable_version"],
+    }
+
+
+def sci_bundle(run: OwnerRun, case: SciCase) -> dict[str, object] | None:
+    """The case's structural bundle as assemble would build it (asserted mode), or ``None`` without a receipt."""
+    stdout = run.stdout.decode("utf-8")
+    receipt = first_receipt(stdout)
+    if receipt is None:
+        return None
+    request_json = case.request_file.read_text(encoding="utf-8")
+    request = parse_text(request_json).value
+    process = {
+        "exitCode": run.exit_code,
+        "receiptCount": len(json_value_ends(stdout)),
+        "processGroupTerminationConfirmed": run.confirmed,
+    }
+    state = target_state(case.before, case.after)
     command = standins.sci_argv(case.request_file, case.script)
-    texts = {
-        "request": request_json,
-        "receipt": stdout,
-        "stdout": stdout,
-        "stderr": run.stderr.decode("utf-8"),
-        "process": text_of(process),
-        "state": text_of(state),
-    }
-    digests = {f"{name}Sha256": raw_digest(text) for name, text in texts.items()}
-    transcript_digests = {k: digests[k] for k in ("requestSha256", "receiptSha256", "stdoutSha256", "stderrSha256")}
-    transcript = {"command": command, "commandDigest": canonical_digest(command), **transcript_digests}
-    transcript |= {"processSha256": digests["processSha256"], "stateSha256": digests["stateSha256"]}
-    raw = {
-        "requestJson": texts["request"],
-        "requestSha256": digests["requestSha256"],
-        "receiptJson": stdout,
-        "receiptSha256": digests["receiptSha256"],
-        "stdout": stdout,
-        "stdoutSha256": digests["stdoutSha256"],
-        "stderr": texts["stderr"],
-        "stderrSha256": digests["stderrSha256"],
-        "transcriptJson": text_of(transcript),
-        "transcriptSha256": raw_digest(text_of(transcript)),
-        "processJson": texts["process"],
-        "processSha256": digests["processSha256"],
-        "stateJson": texts["state"],
-        "stateSha256": digests["stateSha256"],
-    }
+    texts = {"request": request_json, "stdout": stdout, "stderr": run.stderr.decode("utf-8")}
+    raw = raw_evidence(dict(texts, process=text_of(process), state=text_of(state)), command)
+    completed = run.exit_code == 0 and run.confirmed and case.tmp_empty and case.home_empty
     sci, backend = standins.SCI_PROVENANCE, standins.BACKEND_PROVENANCE
     observation: dict[str, object] = {
         "schema": OBSERVATION_SCHEMA,
         "receiptDigest": receipt.get("receiptDigest") if isinstance(receipt, dict) else None,
-        "repositoryCommit": before.head,
-        "requestArtifact": {"path": str(case.request_file), "sha256": digests["requestSha256"]},
+        "repositoryCommit": case.before.head,
+        "requestArtifact": {"path": str(case.request_file), "sha256": raw["requestSha256"]},
         "command": command,
         "commandDigest": canonical_digest(command),
         "sciArtifact": {
@@ -269,15 +287,7 @@ def sci_bundle(run: OwnerRun, case: SciCase) -> dict[str, object] | None:
     return {
         "expectedRequest": request,
         "expectedRequestDigest": canonical_digest(request),
-        "expectedProvenance": {
-            "producerName": sci["name"],
-            "producerVersion": sci["version"],
-            "producerWorkflow": sci["workflow"],
-            "backendName": backend["name"],
-            "backendVersion": backend["version"],
-            "executableName": backend["executable_name"],
-            "executableVersion": backend["executable_version"],
-        },
+        "expectedProvenance": expected_provenance(),
         "receipt": receipt,
         "executionObservation": observation,
     }

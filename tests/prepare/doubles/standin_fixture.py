@@ -141,7 +141,12 @@ def sci_request(
     ]
     seeds += [{"id": f"seed:path-{k:04d}", "kind": "path", "value": p} for k, p in enumerate(paths, start=1)]
     default = {"maxCandidates": 2000, "maxCandidatesPerFile": 200, "maxEvidenceBytes": 1048576, "timeoutMs": 60000}
-    return {"question": question, "seeds": seeds, "operations": ["structural_search"], "limits": dict(limits or default)}
+    return {
+        "question": question,
+        "seeds": seeds,
+        "operations": ["structural_search"],
+        "limits": dict(limits or default),
+    }
 
 
 def request_text(request: Mapping[str, object]) -> str:

@@ -28,6 +28,7 @@ class OwnerRun:
     """What one stand-in run did.
 
     Attributes:
+        pgid: the process group (and pid) of the leader; the group is gone when the run returns.
         exit_code: the leader's exit status; ``None`` when a signal ended it.
         signal: the signal that ended the leader, else ``None``.
         stdout, stderr: the bytes written to the two files.
@@ -37,6 +38,7 @@ class OwnerRun:
         confirmed: ``processGroupTerminationConfirmed``: the group ended with nothing killed.
     """
 
+    pgid: int
     exit_code: int | None
     signal: int | None
     stdout: bytes
@@ -121,8 +123,8 @@ def run_owner(
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             timed_out = killed = True
-            kill_group(pgid)
-            proc.wait()
+            os.killpg(pgid, signal.SIGKILL)
+            proc.wait()  # the leader first: Popen reads its status (reaped by group_gone, it would read 0)
         orphans_seen = not group_gone(pgid)
         deadline = time.monotonic() + grace
         while not group_gone(pgid) and time.monotonic() < deadline:
@@ -135,6 +137,7 @@ def run_owner(
         raise
     code = proc.returncode
     return OwnerRun(
+        pgid=pgid,
         exit_code=code if code >= 0 else None,
         signal=-code if code < 0 else None,
         stdout=stdout_path.read_bytes(),

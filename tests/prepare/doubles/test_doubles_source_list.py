@@ -43,7 +43,6 @@ MESSAGES = {
 }
 
 
-
 @dataclass(frozen=True)
 class Captured:
     """One source-list run and the target's state around it."""
@@ -55,7 +54,9 @@ class Captured:
     tmp: Path
 
 
-def capture(script: Path, target: Path, work: Path, environment_path: str, argv_tail: list[str] | None = None) -> Captured:
+def capture(
+    script: Path, target: Path, work: Path, environment_path: str, argv_tail: list[str] | None = None
+) -> Captured:
     """Run ``script`` as the source-list owner in ``target`` under the clean environment."""
     home, tmp = work / "home", work / "tmp"
     home.mkdir(parents=True)
@@ -135,7 +136,12 @@ def test_fault_variant_gives_its_expected_outcome(
 
 @pytest.mark.parametrize(
     "tail",
-    [[], ["--repo", ".", "--full-list"], ["--repo", "..", "--full-list", "--json"], [*standins.source_list_argv("x")[2:], "-v"]],
+    [
+        [],
+        ["--repo", ".", "--full-list"],
+        ["--repo", "..", "--full-list", "--json"],
+        [*standins.source_list_argv("x")[2:], "-v"],
+    ],
 )
 def test_any_other_argv_is_refused(tail: list[str], target: Path, tmp_path: Path, environment_path: str) -> None:
     c = capture(standins.SOURCE_LIST, target, tmp_path / "work", environment_path, argv_tail=tail)

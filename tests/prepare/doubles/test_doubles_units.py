@@ -64,8 +64,8 @@ def test_extname_agrees_with_the_evaluator(path: str) -> None:
 
 
 def test_default_extensions_are_the_evaluators() -> None:
-    assert fake_source_list.DEFAULT_EXTENSIONS == DEFAULT_EXTENSIONS
-    assert fake_sci.DEFAULT_EXTENSIONS == frozenset(DEFAULT_EXTENSIONS)
+    assert DEFAULT_EXTENSIONS == fake_source_list.DEFAULT_EXTENSIONS
+    assert frozenset(DEFAULT_EXTENSIONS) == fake_sci.DEFAULT_EXTENSIONS
     assert len(fake_source_list.DEFAULT_EXTENSIONS) == 24
 
 
@@ -122,10 +122,10 @@ def test_canonical_refuses_floats() -> None:
         fake_sci.canon({"n": 1.0})
 
 
-_TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=8)
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=8)
 _SCALARS = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | _TEXT
 _JSON = st.recursive(
-    _SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4), max_leaves=20
+    _SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4), max_leaves=10
 )
 
 
@@ -138,7 +138,9 @@ def test_canonical_json_agrees_with_the_evaluator(value: object) -> None:
 # ------------------------------------------------------------------ MetaScalar and the metadata header
 
 
-@given(st.text(st.sampled_from(["a", " ", "\t", "\u00a0", "\ufeff", "\u0085", "\x1f", "é", "\U0001f600"]), max_size=245))
+@given(
+    st.text(st.sampled_from(["a", " ", "\t", "\u00a0", "\ufeff", "\u0085", "\x1f", "é", "\U0001f600"]), max_size=245)
+)
 def test_meta_scalar_agrees_with_the_evaluator(text: str) -> None:
     assert fake_source_list.is_meta_scalar(text) == is_meta_scalar(text)
 
