@@ -113,6 +113,7 @@ def group_is_gone(pgid: int) -> bool:
 
 
 def test_normal_receipt_is_accepted_with_code_point_ranges(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """The normal receipt passes the bundle validation; ranges count code points."""
     r = run_sci(standins.SCI, target, tmp_path, environment_path)
     assert (r.run.exit_code, r.run.stderr, r.run.confirmed, r.run.orphans_seen) == (0, b"", True, False)
     assert r.rule is None
@@ -134,6 +135,7 @@ def test_normal_receipt_is_accepted_with_code_point_ranges(target: Path, tmp_pat
 
 
 def test_path_seeds_limit_the_search(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """Path seeds (a file, a non-ASCII path with a space, ``..js``, none) scope the search."""
     scoped = standin_fixture.sci_request(QUESTION, "go", "var $X", ["lib/café ü.go", "..js"])
     everywhere = standin_fixture.sci_request(QUESTION, "js", "var $X", [])
     cafe = standin_fixture.sci_request(QUESTION, "go", "func cafe$X() {}", ["lib/café ü.go"])
@@ -150,6 +152,7 @@ def test_path_seeds_limit_the_search(target: Path, tmp_path: Path, environment_p
 
 
 def test_limits_cap_the_receipt_honestly(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """A per-file limit caps the receipt: RCPT holds, SB-13 makes it unavailable."""
     limits = {"maxCandidates": 2000, "maxCandidatesPerFile": 1, "maxEvidenceBytes": 1048576, "timeoutMs": 60000}
     request = standin_fixture.sci_request(QUESTION, "python", "def build_$NAME($$$ARGS)", ["src"], limits)
     r = run_sci(standins.SCI, target, tmp_path, environment_path, request=request)
@@ -161,12 +164,14 @@ def test_limits_cap_the_receipt_honestly(target: Path, tmp_path: Path, environme
 
 
 def test_a_pattern_without_literal_text_finds_nothing(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """A pattern that starts with ``$`` searches nothing and says so with an empty receipt."""
     request = standin_fixture.sci_request(QUESTION, "python", "$MATCH", ["src"])
     r = run_sci(standins.SCI, target, tmp_path, environment_path, request=request)
     assert (r.rule, r.receipt["evidence"], r.receipt["limitations"]) == (None, [], [])
 
 
 def test_version_flag_and_other_argv(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """``--version`` answers; any argv other than OBS-13's is exit 2 with a usage line."""
     request_file = str(tmp_path / "v" / "request.json")
     cases = {
         "version": ([str(standins.SCI), "--version"], 0),
@@ -185,6 +190,7 @@ def test_version_flag_and_other_argv(target: Path, tmp_path: Path, environment_p
 
 
 def test_preconditions_are_checked(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """A dirty checkout, a missing backend and a subfolder cwd are refused before any search."""
     (target / "src" / "scratch.txt").write_text("untracked\n", encoding="utf-8")
     dirty = run_sci(standins.SCI, target, tmp_path / "dirty", environment_path)
     (target / "src" / "scratch.txt").unlink()
@@ -213,6 +219,7 @@ SCI_VARIANTS = [v for v in standins.VARIANTS if v.tool == "sci" and v.name not i
 def test_variant_gives_its_expected_outcome(
     variant: standins.Variant, target: Path, tmp_path: Path, environment_path: str, normal_stdout: bytes
 ) -> None:
+    """Each variant gives the rule (or null bundle) its table row names, and its own fault."""
     r = run_sci(variant.path, target, tmp_path, environment_path)
     assert r.run.exit_code == 0
     assert (r.bundle is None) == variant.null_bundle
@@ -267,6 +274,7 @@ def assert_details(name: str, r: SciRun, normal_stdout: bytes, target: Path) -> 
 
 
 def test_orphan_outliving_the_grace_is_killed(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """A 60 s orphan is killed after the grace: not confirmed, OBS-18."""
     r = run_sci(standins.variant("sci", "orphan-long").path, target, tmp_path, environment_path, grace=0.5)
     assert (r.run.exit_code, r.run.orphans_seen, r.run.killed, r.run.confirmed) == (0, True, True, False)
     assert group_is_gone(r.run.pgid)
@@ -278,6 +286,7 @@ def test_orphan_outliving_the_grace_is_killed(target: Path, tmp_path: Path, envi
 
 
 def test_hang_times_out_and_its_group_is_killed(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """A hanging stand-in is killed at the timeout, leaving no stdout and no receipt."""
     r = run_sci(standins.variant("sci", "hang").path, target, tmp_path, environment_path, timeout=1.0)
     assert (r.run.timed_out, r.run.killed, r.run.exit_code, r.run.signal) == (True, True, None, 9)
     assert group_is_gone(r.run.pgid)
@@ -305,6 +314,7 @@ def successful_accesses(trace: str, prefix: str) -> list[str]:
 
 
 def test_traced_runs_show_what_touches_home(target: Path, tmp_path: Path, environment_path: str) -> None:
+    """Under strace the normal stand-in touches nothing below HOME; the HOME variants do."""
     strace = strace_or_skip()
     found = {}
     for name in ("normal", "home-cache", "home-leftover"):

@@ -83,6 +83,7 @@ def evaluate(c: Captured, script: Path) -> CandidateUniverse:
 def test_normal_output_is_accepted_and_lists_the_fixture_items(
     target: Path, tmp_path: Path, environment_path: str
 ) -> None:
+    """The normal stand-in passes SL, PREP and GIT and lists exactly the fixture's items."""
     c = capture(standins.SOURCE_LIST, target, tmp_path / "work", environment_path)
     assert (c.run.exit_code, c.run.stderr, c.run.confirmed, c.run.orphans_seen) == (0, b"", True, False)
     universe = evaluate(c, standins.SOURCE_LIST)
@@ -113,6 +114,7 @@ SOURCE_LIST_FAULTS = [v for v in standins.VARIANTS if v.tool == "source-list" an
 def test_fault_variant_gives_its_expected_outcome(
     variant: standins.Variant, target: Path, tmp_path: Path, environment_path: str
 ) -> None:
+    """Each variant gives the outcome its table row names."""
     c = capture(variant.path, target, tmp_path / "work", environment_path)
     assert c.run.confirmed and not c.run.orphans_seen
     assert c.run.exit_code == (3 if variant.name == "exit-3" else 0)
@@ -144,6 +146,7 @@ def test_fault_variant_gives_its_expected_outcome(
     ],
 )
 def test_any_other_argv_is_refused(tail: list[str], target: Path, tmp_path: Path, environment_path: str) -> None:
+    """Only PREP-11's argv is accepted; anything else is exit 2 with a usage line."""
     c = capture(standins.SOURCE_LIST, target, tmp_path / "work", environment_path, argv_tail=tail)
     assert c.run.exit_code == 2
     assert c.run.stdout == b""
@@ -151,6 +154,7 @@ def test_any_other_argv_is_refused(tail: list[str], target: Path, tmp_path: Path
 
 
 def test_outside_a_git_checkout_it_fails(tmp_path: Path, environment_path: str) -> None:
+    """Outside a git checkout the source-list stand-in fails with a one-line message."""
     (tmp_path / "plain").mkdir()
     home, tmp = tmp_path / "home", tmp_path / "tmp"
     home.mkdir()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import subprocess
 from collections.abc import Callable
 
 import pytest
@@ -43,11 +44,13 @@ SPEC_EXTNAME_TABLE = (
 @pytest.mark.parametrize("extname", EXTNAMES, ids=["source-list", "sci"])
 @pytest.mark.parametrize(("path", "expected"), SPEC_EXTNAME_TABLE)
 def test_extname_follows_spec_table(extname: Callable[[str], str], path: str, expected: str) -> None:
+    """Each row of SPEC §9.9's table, for both stand-ins' own ``extname``."""
     assert extname(path) == expected
 
 
 @pytest.mark.parametrize("extname", EXTNAMES, ids=["source-list", "sci"])
 def test_extname_lowercase_rows_of_spec(extname: Callable[[str], str]) -> None:
+    """Full Unicode lowercasing after ``extname`` (``.JS``, KELVIN SIGN), and ``.js`` alone has none."""
     assert extname("a.JS").lower() == ".js"
     assert extname("a.\u212at").lower() == ".kt"  # KELVIN SIGN lowers to k (SPEC §9.9)
     assert extname("x/...js").lower() in fake_source_list.DEFAULT_EXTENSIONS
@@ -59,11 +62,13 @@ _PATH_ALPHABET = st.sampled_from(["a", "b", ".", "/", "J", "S", "\u212a", "é", 
 
 @given(st.lists(_PATH_ALPHABET, max_size=12).map("".join))
 def test_extname_agrees_with_the_evaluator(path: str) -> None:
+    """Both stand-ins' ``extname`` equal ``ablation.text.extname`` on generated paths."""
     assert fake_source_list.extname(path) == evaluator_extname(path)
     assert fake_sci.extname(path) == evaluator_extname(path)
 
 
 def test_default_extensions_are_the_evaluators() -> None:
+    """The stand-ins' 24 default extensions are SL-10's list, in order."""
     assert DEFAULT_EXTENSIONS == fake_source_list.DEFAULT_EXTENSIONS
     assert frozenset(DEFAULT_EXTENSIONS) == fake_sci.DEFAULT_EXTENSIONS
     assert len(fake_source_list.DEFAULT_EXTENSIONS) == 24
@@ -108,16 +113,19 @@ SPEC_VECTORS: tuple[tuple[object, str], ...] = (
 
 @pytest.mark.parametrize(("value", "digest"), SPEC_VECTORS)
 def test_canonical_digest_matches_spec_vectors(value: object, digest: str) -> None:
+    """The SCI stand-in's own ``D(v)`` gives SPEC §3.5's digests."""
     assert fake_sci.digest(value) == digest
 
 
 def test_canonical_text_of_spec_vector_10() -> None:
+    """The canonical bytes of SPEC §3.5 vector 10 (every escape class)."""
     value = SPEC_VECTORS[5][0]
     expected = "7b226b223a225c75303030305c625c745c6e5c665c725c225c5c2f5c75303031667fe280a8c3a9f09f9880227d"
     assert fake_sci.canon(value).encode("utf-8").hex() == expected
 
 
 def test_canonical_refuses_floats() -> None:
+    """A float has no canonical text (SPEC §2.2: integers only)."""
     with pytest.raises(TypeError, match="not a canonical JSON value: float"):
         fake_sci.canon({"n": 1.0})
 
@@ -131,6 +139,7 @@ _JSON = st.recursive(
 
 @given(_JSON)
 def test_canonical_json_agrees_with_the_evaluator(value: object) -> None:
+    """The stand-in's ``canon`` and ``digest`` equal ``ablation.canonical``'s on generated values."""
     assert fake_sci.canon(value) == canon(value)
     assert fake_sci.digest(value) == canonical_digest(value)
 
@@ -142,6 +151,7 @@ def test_canonical_json_agrees_with_the_evaluator(value: object) -> None:
     st.text(st.sampled_from(["a", " ", "\t", "\u00a0", "\ufeff", "\u0085", "\x1f", "é", "\U0001f600"]), max_size=245)
 )
 def test_meta_scalar_agrees_with_the_evaluator(text: str) -> None:
+    """The source-list stand-in's ``MetaScalar`` equals ``ablation.text.is_meta_scalar``."""
     assert fake_source_list.is_meta_scalar(text) == is_meta_scalar(text)
 
 
@@ -167,10 +177,12 @@ def test_meta_scalar_agrees_with_the_evaluator(text: str) -> None:
     ],
 )
 def test_metadata_header_convention(head: bytes, expected: tuple[object, ...]) -> None:
+    """The metadata header convention of README.md, case by case."""
     assert fake_source_list.header_metadata(head) == expected
 
 
 def test_tracked_entries_group_stages_like_spec_vectors() -> None:
+    """Grouping, kinds, filter and order of SPEC §4.5 vectors 1–4 and 12."""
     e = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
     records = [
         f"100644 {e} 0\t\tx.js",  # vector 1: TAB path sorts first
@@ -204,6 +216,7 @@ def test_tracked_entries_group_stages_like_spec_vectors() -> None:
 
 
 def test_variant_table_matches_the_stand_ins_and_the_files() -> None:
+    """``standins.VARIANTS``, the stand-ins' variant lists and the files on disk agree."""
     by_tool = {tool: [v.name for v in standins.VARIANTS if v.tool == tool] for tool in ("source-list", "sci")}
     assert by_tool["source-list"] == list(fake_source_list.VARIANTS)
     assert by_tool["sci"] == list(fake_sci.VARIANTS)
@@ -215,6 +228,7 @@ def test_variant_table_matches_the_stand_ins_and_the_files() -> None:
 
 
 def test_variant_files_are_one_launcher_each() -> None:
+    """Every variant file is the same executable launcher; each stand-in file has its shebang."""
     launchers = [v.path for v in standins.VARIANTS if v.name != "normal"]
     assert len({hashlib.sha256(p.read_bytes()).hexdigest() for p in launchers}) == 1
     for path in [*launchers, standins.SCI, standins.SOURCE_LIST, standins.BACKEND]:
@@ -225,6 +239,7 @@ def test_variant_files_are_one_launcher_each() -> None:
 
 
 def test_unknown_variant_names_are_refused() -> None:
+    """A file name that names no variant selects none (the stand-in then refuses to run)."""
     assert fake_sci.variant_of("/x/fake_sci--nope.py") is None
     assert fake_sci.variant_of("/x/fake_sci--normal.py") is None
     assert fake_sci.variant_of("/x/fake_source_list.py") is None
@@ -233,6 +248,7 @@ def test_unknown_variant_names_are_refused() -> None:
 
 
 def test_provenance_constants_agree() -> None:
+    """The provenance and file-name constants of ``standins`` are the stand-ins' own."""
     assert standins.SCI_PROVENANCE == {
         "name": fake_sci.PRODUCER_NAME,
         "version": fake_sci.PRODUCER_VERSION,
@@ -247,3 +263,31 @@ def test_provenance_constants_agree() -> None:
     assert standins.BACKEND.name == fake_sci.EXECUTABLE_NAME
     assert standins.SCI_LEFTOVER_NAME == fake_sci.LEFTOVER_NAME
     assert standins.SOURCE_LIST_UNTRACKED_NAME == fake_source_list.UNTRACKED_NAME
+
+
+def readme_row(v: standins.Variant) -> str:
+    """The row README.md's variant table must hold for ``v``."""
+
+    def cell(value: str | None) -> str:
+        return f"`{value}`" if value else "—"
+
+    bundle = "—" if v.tool == "source-list" else "null" if v.null_bundle else "built"
+    passes = "yes" if v.passes else "no"
+    cells = [f"`{v.file}`", v.fault, v.expected, passes, cell(v.rule), cell(v.traced_rule), cell(v.gate), bundle]
+    return "| " + " | ".join(cells) + " |"
+
+
+def test_readme_table_is_the_variant_table() -> None:
+    """README.md's variant table lists exactly :data:`standins.VARIANTS`, in order, cell for cell."""
+    lines = (standins.DOUBLES_DIR / "README.md").read_text(encoding="utf-8").splitlines()
+    rows = [line for line in lines if line.startswith("| `fake_")]
+    assert rows == [readme_row(v) for v in standins.VARIANTS]
+
+
+def test_backend_answers_version_only() -> None:
+    """The backend file answers ``--version`` (a tool-version step) and refuses anything else."""
+    version = subprocess.run([standins.BACKEND, "--version"], capture_output=True, check=False, env={})
+    other = subprocess.run([standins.BACKEND, "scan"], capture_output=True, check=False, env={})
+    assert (version.returncode, version.stdout, version.stderr) == (0, b"stand-in-grep-cli 0.42.1\n", b"")
+    assert (other.returncode, other.stdout) == (2, b"")
+    assert other.stderr == b"stand-in-grep-cli: a test stand-in; only --version is supported\n"
