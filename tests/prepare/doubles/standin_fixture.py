@@ -19,6 +19,8 @@ from pathlib import Path
 
 FIXED_DATE = "2026-01-01T00:00:00+0000"
 GITLINK_OID = "5" * 40
+#: The commit :func:`make_repo` makes of the defaults below: the same on every machine and every run.
+FIXTURE_COMMIT = "110aec9067701887717eea197d891f38d77acbf2"
 
 FILES: dict[str, bytes] = {
     "src/alpha.py": b"# summary: Alpha request parsing\n# read-when: changing parsing; debugging requests\n"

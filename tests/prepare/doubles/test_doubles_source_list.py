@@ -163,3 +163,9 @@ def test_outside_a_git_checkout_it_fails(tmp_path: Path, environment_path: str) 
     argv = standins.source_list_argv(sys.executable)
     run = run_owner(argv, cwd=tmp_path / "plain", env=env, out_dir=tmp_path / "out")
     assert (run.exit_code, run.stdout, run.stderr) == (1, b"", b"fake_source_list: git ls-files exited 128\n")
+
+
+def test_fixture_commit_is_fixed(pristine_clone: Path, tmp_path: Path) -> None:
+    """The fixture repository's commit id depends only on its content (fixed author, committer and date)."""
+    assert standin_fixture.make_repo(tmp_path / "again") == standin_fixture.FIXTURE_COMMIT
+    assert standin_fixture.git(pristine_clone, "rev-parse", "HEAD") == standin_fixture.FIXTURE_COMMIT.encode() + b"\n"
