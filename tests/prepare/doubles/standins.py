@@ -2,11 +2,11 @@
 
 For tests of ``ablation-prepare capture`` and for ``make prepare-example``
 (PREPARE.md §10). Standard library only; README.md beside this file is the
-prose version. Import it as ``from tests.prepare.doubles import standins`` (or
-as ``standins`` from a test in this folder).
+prose version. Import it as ``from tests.prepare.doubles import standins`` (one
+module object for every test folder).
 
 - :data:`SOURCE_LIST` runs as ``[interpreter, SOURCE_LIST, --repo, ., --full-list, --json]``
-  (:func:`source_list_argv`); the interpreter (``[tools.node]``) is any Python 3.9+.
+  (:func:`source_list_argv`); the interpreter (``[tools.node]``) is any Python 3.10+.
 - :data:`SCI` runs as ``[SCI, experimental, structural-evidence-receipt, --request-file, F]``
   (:func:`sci_argv`); its shebang is ``#!/usr/bin/env python3``, so the clean
   owner environment's PATH (:data:`BACKEND_DIR`, then ``environment_path``)
