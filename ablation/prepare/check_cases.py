@@ -175,8 +175,9 @@ def _check_unique(experiment: Experiment, found: CaseIdentities, findings: Findi
         if intent is not None and intents.setdefault((case.repository, intent), c) != c:
             first = intents[(case.repository, intent)]
             expected = f"an intent signature unique in {show(case.repository)}"
-            findings.error("CASE-15", where("case", c, "question"), expected, f"{intent}, as {where('case', first)}")
-        basis = (case.repository, tuple(sorted(set(case.truth))))
+            found_text = f"the intent signature of {where('case', first)} ({intent})"
+            findings.error("CASE-15", where("case", c, "question"), expected, found_text)
+        basis = (case.repository, tuple(sorted(case.truth)))
         if case.truth and truths.setdefault(basis, c) != c:
             expected = f"a truth set unique in {show(case.repository)}"
             findings.error(

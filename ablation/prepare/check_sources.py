@@ -93,14 +93,15 @@ def read_repository(git: GitReader, repo: Repository, findings: Findings) -> Rep
         return view  # already reported by the value checks
     at_source = where("repository", repo.index, "source")
     try:
-        view.bare, view.extent = git.locate(repo.source)
+        bare, top = git.locate(repo.source)
     except GitFailed as exc:
         findings.error("PRE-15", at_source, "a git repository the pinned git can read", exc.why)
         return view
-    if os.path.realpath(repo.source) != os.path.realpath(view.extent):
+    if not (bare or top):
         expected = "a bare repository or the top folder of a checkout"
-        findings.error("PRE-15", at_source, expected, f"a folder inside the repository {show(view.extent)}")
+        findings.error("PRE-15", at_source, expected, "a folder inside a checkout (its .git folder?)")
         return view
+    view.bare, view.extent = bare, os.path.realpath(repo.source)
     at = where("repository", repo.index, "commit")
     kind = git.object_type(repo.source, repo.commit)
     if kind != "commit":

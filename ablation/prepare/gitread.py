@@ -173,15 +173,20 @@ class GitReader:
         """``git version``'s output, decoded (``git version 2.39.5``)."""
         return self.run(None, "version").decode("utf-8", "backslashreplace")
 
-    def locate(self, repository: str) -> tuple[bool, str]:
-        """Whether ``repository`` is bare, and the folder it occupies (its git dir if bare, else its top level).
+    def locate(self, repository: str) -> tuple[bool, bool]:
+        """Whether ``repository`` is a bare repository, and whether it is the top folder of a checkout.
+
+        Git reads only ``repository`` itself (no folder above it), so a
+        subfolder of a checkout is no repository at all, and a checkout's
+        ``.git`` folder is neither bare nor a top folder.
 
         Raises:
             GitFailed: not a git repository.
         """
-        bare = self.run(repository, "rev-parse", "--is-bare-repository").strip() == b"true"
-        what = "--absolute-git-dir" if bare else "--show-toplevel"
-        return bare, os.fsdecode(self.run(repository, "rev-parse", what).rstrip(b"\n"))
+        out = self.run(repository, "rev-parse", "--is-bare-repository", "--is-inside-work-tree", "--show-cdup")
+        lines = out.decode("utf-8", "backslashreplace").split("\n")
+        bare, inside = lines[0] == "true", len(lines) > 1 and lines[1] == "true"
+        return bare, not bare and inside and len(lines) > 2 and lines[2] == ""
 
     def object_type(self, repository: str, object_id: str) -> str | None:
         """The type of an object (``commit``, ``tag``, …), or ``None`` when the repository does not hold it."""

@@ -78,7 +78,7 @@ class Table:
         if key in self.value:
             return self.value[key]
         if required:
-            self.findings.error("PRE-3", where(*self.location, key), f"a key {toml_key(key)} ({what})", "none")
+            self.findings.error("PRE-3", where(*self.location, key), f"a key {toml_key(key)} ({what})", "no such key")
         return None
 
     def _typed(self, key: str, value: object, ok: bool, what: str) -> bool:
