@@ -51,7 +51,7 @@ def _check(tmp_path: Path, doc: Doc, *options: str) -> Ran:
 
 def _set(*path: str | int, value: Any) -> Mutation:
     def mutate(doc: Doc) -> None:
-        target = doc
+        target: Any = doc
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = value
@@ -61,7 +61,7 @@ def _set(*path: str | int, value: Any) -> Mutation:
 
 def _delete(*path: str | int) -> Mutation:
     def mutate(doc: Doc) -> None:
-        target = doc
+        target: Any = doc
         for key in path[:-1]:
             target = target[key]
         del target[path[-1]]
