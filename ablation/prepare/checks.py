@@ -29,7 +29,7 @@ from ablation.prepare.check_cases import CaseIdentities, check_cases
 from ablation.prepare.check_sources import RepositoryView, check_sources
 from ablation.prepare.check_values import check_experiment_values
 from ablation.prepare.experiment_file import Case, Experiment, load_experiment
-from ablation.prepare.findings import Findings, PrepareRejected
+from ablation.prepare.findings import Findings
 from ablation.prepare.gitread import MINIMUM_GIT, GitFailed, GitReader, parse_version
 from ablation.prepare.pins import check_pins, derive_revision
 from ablation.prepare.tomltext import where
@@ -83,18 +83,19 @@ class CheckReport:
     revisions: dict[str, str] = field(default_factory=dict)
 
 
-def read_experiment(path: str) -> Experiment:
+def read_experiment(path: str, *, collect_all: bool = False) -> Experiment:
     """Read and load an experiment file (its shape only; :func:`run_check` checks its values).
 
     Raises:
         UsageError: (exit 2) the file cannot be read.
-        PrepareRejected: (exit 4) PRE-1 … PRE-4, every schema problem found.
+        PrepareRejected: (exit 4) the first of PRE-1 … PRE-4 found (every one with ``collect_all``).
     """
     data = read_file(path, "experiment file")
     findings = Findings()
     experiment = load_experiment(data, path, findings)
     if experiment is None:
-        raise PrepareRejected(findings.errors)
+        findings.raise_errors(collect_all=collect_all)
+    assert experiment is not None
     return experiment
 
 

@@ -85,7 +85,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from ablation.prepare.checks import read_experiment, run_check  # noqa: PLC0415
     from ablation.prepare.tomltext import where  # noqa: PLC0415
 
-    experiment = read_experiment(args.experiment)
+    experiment = read_experiment(args.experiment, collect_all=args.errors == "all")
     report = run_check(experiment)
     for finding in report.findings.warnings:
         _warn(finding.line())

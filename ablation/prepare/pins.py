@@ -39,12 +39,15 @@ def read_file_state(path: str) -> FileState:
     """Hash the regular file at ``path`` (symlinks followed).
 
     Raises:
-        OSError: it cannot be opened or read, or is not a regular file (``EISDIR``-like errors keep their text).
+        OSError: it cannot be read, or is not a regular file (``strerror``
+            ``not a regular file``: a folder, a FIFO that would never end, a device).
     """
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(0, "not a regular file")
     with open(path, "rb") as stream:
         info = os.fstat(stream.fileno())
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device would never end or change under us
-            raise IsADirectoryError(0, "not a regular file")
+        if not stat.S_ISREG(info.st_mode):  # replaced between the two looks
+            raise OSError(0, "not a regular file")
         digest = hashlib.file_digest(stream, "sha256").hexdigest()
     return FileState(os.path.realpath(path), info.st_size, digest)
 
