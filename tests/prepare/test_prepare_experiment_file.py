@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ablation.prepare.check_values import normalized
@@ -211,17 +211,20 @@ def test_an_unreadable_experiment_file_is_a_usage_error(tmp_path: Path) -> None:
     )
 
 
+@settings(deadline=None)  # no timed assertions: a loaded machine must not fail them
 @given(st.text(alphabet=st.characters(blacklist_categories=["Cs"])))
 def test_toml_string_reads_back_as_the_same_text(text: str) -> None:
     assert tomllib.loads(f"k = {toml_string(text)}")["k"] == text
 
 
+@settings(deadline=None)  # no timed assertions: a loaded machine must not fail them
 @given(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=8))
 def test_toml_key_and_where_read_back(key: str) -> None:
     assert tomllib.loads(f"{toml_key(key)} = 1") == {key: 1}
     assert where("case", 2, key).startswith("case[2].")
 
 
+@settings(deadline=None)  # no timed assertions: a loaded machine must not fail them
 @given(st.text(alphabet=st.sampled_from(["a", "b", " ", "\t", "\n", "\u3000", "\ufeff", "\xa0", "\u2028", "x"])))
 def test_normalized_is_the_normal_form_of_spec(text: str) -> None:
     result = normalized(text)

@@ -52,7 +52,8 @@ def test_make_help_lists_the_preparation_targets() -> None:
     [
         (("prepare-check",), "make prepare-check: give EXPERIMENT=<experiment file .toml>"),
         (("prepare-sheet", "SHEET=s.md"), "make prepare-sheet: give EXPERIMENT=<experiment file .toml>"),
-        (("prepare-sheet", "EXPERIMENT=e.toml"), "make prepare-sheet: give SHEET=<new sheet file .md, outside PREP_DIR>"),
+        (("prepare-sheet", "EXPERIMENT=e.toml"),
+         "make prepare-sheet: give SHEET=<new sheet file .md, outside PREP_DIR>"),
         (("prepare-sheet", "EXPERIMENT=e.toml", "SHEET=prep/x/sheet.md", "PREP_DIR=prep/x"),
          "make prepare-sheet: SHEET 'prep/x/sheet.md' lies inside PREP_DIR 'prep/x', which stays empty until capture"),
     ],
