@@ -110,7 +110,7 @@ def _check_hex(value: str, at: str, findings: Findings) -> None:
         findings.error("PRE-9", at, "a bare SHA-256: 64 lowercase hex digits", show(value))
 
 
-def _check_tool_path(tool: Tool, path: str, at: str, rule: str, findings: Findings) -> None:
+def _check_tool_path(path: str, at: str, rule: str, findings: Findings) -> None:
     if not is_abs_path(path):
         findings.error(rule, at, "an absolute path (AbsPath)", show(path))
         return
@@ -160,10 +160,10 @@ def _check_provenance(tools: dict[str, Tool], findings: Findings) -> None:
 
 def _check_tools(experiment: Experiment, findings: Findings) -> None:
     for key, tool in experiment.tools.items():
-        _check_tool_path(tool, tool.path, where("tools", key, "path"), _PATH_RULES.get(key, "PRE-10"), findings)
+        _check_tool_path(tool.path, where("tools", key, "path"), _PATH_RULES.get(key, "PRE-10"), findings)
         _check_hex(tool.sha256, where("tools", key, "sha256"), findings)
         for k, extra in enumerate(tool.extra_pins):
-            _check_tool_path(tool, extra.path, where("tools", key, "extra_pins", k, "path"), "PRE-10", findings)
+            _check_tool_path(extra.path, where("tools", key, "extra_pins", k, "path"), "PRE-10", findings)
             _check_hex(extra.sha256, where("tools", key, "extra_pins", k, "sha256"), findings)
         if key in _REVISION_RULES:
             _check_revision(key, tool, findings)

@@ -147,7 +147,3 @@ class Table:
                 return None
             found.append(Table(element, (*self.location, key, k), keys, self.findings))
         return found
-
-    def at(self, *parts: str | int) -> str:
-        """The location of something inside this table (for messages of later checks)."""
-        return where(*self.location, *parts)
