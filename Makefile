@@ -46,7 +46,9 @@ SIGN_KEY    ?=
 # (a typo such as INPT= or SIGNKEY=) stops make instead of silently using a default.
 KNOWN_VARIABLES := INPUT INPUT_SHA256 INPUT_GZIP_SHA256 OUTPUT BUNDLE EVIDENCE SIGN_KEY PUBLIC_KEY \
                    RUNNER IMAGE IMAGE_ID IMAGE_SOURCE BASE_IMAGE BASE_TARBALL DEBIAN_MIRROR \
-                   SOURCE_DATE_EPOCH PYTHON VENV DEV_VENV BENCH_ARGS UPGRADE MODULE
+                   SOURCE_DATE_EPOCH PYTHON VENV DEV_VENV BENCH_ARGS UPGRADE MODULE \
+                   EXPERIMENT PREP_DIR SHEET CASES_REVIEW FILE_ACCESS ALLOW_UNAVAILABLE STALENESS_REVIEW \
+                   PRE_RUN_REVIEW ATTEMPT_RECORD PRE_RUN_MANIFEST_SHA256
 UNKNOWN_VARIABLES := $(sort $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(filter-out $(KNOWN_VARIABLES),$(v)))))
 ifneq ($(UNKNOWN_VARIABLES),)
 $(error unknown $(if $(word 2,$(UNKNOWN_VARIABLES)),variables,variable) $(UNKNOWN_VARIABLES) on the command line; the known ones are: $(KNOWN_VARIABLES))
@@ -107,7 +109,7 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
 .PHONY: help test lint verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
-        venv dev-venv seal closure-check lock lock-check nix-lock clean mutate
+        venv dev-venv seal closure-check lock lock-check nix-lock clean mutate prepare-check prepare-sheet
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -121,6 +123,7 @@ help: ## show the targets and variables
 	@echo "  IMAGE, BASE_IMAGE (default $(BASE_IMAGE)), BASE_TARBALL (base-image from a kept tarball),"
 	@echo "  IMAGE_ID (image-check), SOURCE_DATE_EPOCH (image builds; default: commit time of HEAD),"
 	@echo "  PYTHON (default python3)"
+	@echo "preparation (docs/preparation.md): EXPERIMENT (prepare-check, prepare-sheet), SHEET (prepare-sheet; outside PREP_DIR)"
 
 # ---------------------------------------------------------------- the two environments
 # The development environment: tests, benchmarks, linters, the build backend and pip-compile,
@@ -207,6 +210,27 @@ clean-out: ## delete out/ (results and bundles written by run and archive)
 
 clean: clean-out ## delete out/, .venv, .venv-dev and build/ (wheelhouse included)
 	rm -rf $(VENV) $(DEV_VENV) build ablation.egg-info
+
+# ---------------------------------------------------------------- preparation (PREPARE.md §2)
+# ablation-prepare runs on the host, from the sealed .venv, whatever RUNNER says: preparation
+# needs the host's git (and, to capture, node and SCI). Nothing here invents a default for
+# EXPERIMENT, PREP_DIR, SHEET or a review file: a target that needs one refuses without it (exit 2).
+PREPARE     := $(VENV)/bin/ablation-prepare
+comma       := ,
+required     = @[ -n "$($(2))" ] || { echo "make $(1): give $(2)=<$(3)>" >&2; exit 2; }
+
+prepare-check: $(STAMP) ## check EXPERIMENT before anything runs and print its SHA-256 (ablation-prepare check)
+	$(call required,prepare-check,EXPERIMENT,experiment file .toml)
+	$(PREPARE) check "$(EXPERIMENT)"
+
+prepare-sheet: $(STAMP) ## write the case-review sheet of EXPERIMENT to SHEET (outside PREP_DIR; never overwrites)
+	$(call required,prepare-sheet,EXPERIMENT,experiment file .toml)
+	$(call required,prepare-sheet,SHEET,new sheet file .md$(comma) outside PREP_DIR)
+	@if [ -n "$(PREP_DIR)" ]; then case "$(abspath $(SHEET))" in "$(abspath $(PREP_DIR))"/*) \
+	  echo "make prepare-sheet: SHEET '$(SHEET)' lies inside PREP_DIR '$(PREP_DIR)', which stays empty until capture" >&2; \
+	  exit 2;; esac; fi
+	@mkdir -p "$(dir $(SHEET))"
+	$(PREPARE) sheet cases "$(EXPERIMENT)" --out "$(SHEET)"
 
 # ---------------------------------------------------------------- lock
 lock: $(DEV_STAMP) ## re-lock requirements.in and requirements-dev.in (needs PyPI; UPGRADE=1 to upgrade)

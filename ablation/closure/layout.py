@@ -15,7 +15,7 @@ Roots (:class:`Layout`):
     (``sys._stdlib_dir``), without any ``site-packages``/``dist-packages`` inside it;
 ``prefix``
     ``sys.prefix``, for the two files whose bytes name the install folder:
-    the console script ``bin/ablation`` and ``pyvenv.cfg`` (:data:`LOCAL_FILES`);
+    the console scripts ``bin/ablation`` and ``bin/ablation-prepare`` and ``pyvenv.cfg`` (:data:`LOCAL_FILES`);
 ``system``
     ``/``, for the interpreter executable and the shared objects it maps.
 """
@@ -44,7 +44,7 @@ __all__ = [
     "walk_tree",
 ]
 
-LOCAL_FILES = {"bin/ablation": "package", "pyvenv.cfg": "interpreter"}
+LOCAL_FILES = {"bin/ablation": "package", "bin/ablation-prepare": "package", "pyvenv.cfg": "interpreter"}
 """Files below ``sys.prefix`` whose bytes hold the install folder, with their layer.
 
 They are checked with the install folder replaced by ``{prefix}``

@@ -18,8 +18,8 @@ were installed (``--no-compile``)::
 3. refuses a ``site-packages`` file that neither the package nor a runtime
    distribution owns (owned = listed in its ``RECORD``, or bytecode compiled
    in step 2 from an owned source): a stray module, a ``.pth`` file;
-4. writes the console script ``bin/ablation`` that starts the interpreter
-   isolated (``-IB``);
+4. writes the console scripts ``bin/ablation`` and ``bin/ablation-prepare``
+   (:data:`CONSOLE_SCRIPTS`) that start the interpreter isolated (``-IB``);
 5. lists the four layers (:mod:`ablation.closure`): the package, the
    dependencies, the standard library tree (symlinked files by their
    target's bytes; ``site-packages``/``dist-packages`` inside it left out),
@@ -45,7 +45,7 @@ from ablation.closure.layout import LOCAL_FILES, current_layout, normalized_sha2
 from ablation.closure.manifest import CLOSURE_MANIFEST, LOCK_COPY, canonical_name, read_lock_pins, render_manifest
 from ablation.errors import IntegrityError
 
-__all__ = ["CONSOLE_SCRIPT", "SealReport", "ldd_closure", "seal_environment"]
+__all__ = ["CONSOLE_SCRIPT", "CONSOLE_SCRIPTS", "SealReport", "ldd_closure", "seal_environment"]
 
 CONSOLE_SCRIPT = """#!{python} -IB
 # The ablation command of this sealed environment, written when it was sealed.
@@ -65,6 +65,14 @@ except ImportError as error:
 sys.exit(main())
 """
 """The console script, ``{python}`` being the environment's ``bin/python`` (replaced, not formatted)."""
+
+CONSOLE_SCRIPTS = {
+    "bin/ablation": CONSOLE_SCRIPT,
+    "bin/ablation-prepare": CONSOLE_SCRIPT.replace("The ablation command", "The ablation-prepare command", 1)
+    .replace("from ablation.cli import main", "from ablation.prepare.cli import main", 1)
+    .replace('"ablation: closure:', '"ablation-prepare: closure:', 1),
+}
+"""Each console script sealing writes (below ``sys.prefix``): the evaluator's, and preparation's (PREPARE.md §2)."""
 
 _LOCATION_DEPENDENT = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
 _SOURCE_SUFFIX = ".py"
@@ -223,11 +231,12 @@ def _require_own_site_only(prefix: Path) -> None:
             raise IntegrityError(msg)
 
 
-def _write_console_script(prefix: Path) -> None:
-    script = prefix / "bin" / "ablation"
-    script.unlink(missing_ok=True)
-    script.write_text(CONSOLE_SCRIPT.replace("{python}", str(prefix / "bin" / "python"), 1), encoding="utf-8")
-    script.chmod(0o755)
+def _write_console_scripts(prefix: Path) -> None:
+    for relative, text in CONSOLE_SCRIPTS.items():
+        script = prefix / relative
+        script.unlink(missing_ok=True)
+        script.write_text(text.replace("{python}", str(prefix / "bin" / "python"), 1), encoding="utf-8")
+        script.chmod(0o755)
 
 
 def seal_environment(package_dir: Path, lock: Path) -> SealReport:
@@ -245,7 +254,7 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
             module that does not compile, a stray or non-regular file in
             ``site-packages``, a shared object ``ldd`` cannot find.
 
-    Side effects: writes the lock copy, bytecode, ``bin/ablation`` and the manifest.
+    Side effects: writes the lock copy, bytecode, ``bin/ablation``, ``bin/ablation-prepare`` and the manifest.
     """
     site = package_dir.parent
     layout = current_layout(package_dir)
@@ -257,7 +266,7 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
     if len(own) != 1:
         raise IntegrityError(f"closure: {len(own)} installed {PACKAGE_NAME} distributions in site-packages, not 1")
     site_layers = _site_layers(site, own[0], dependencies)
-    _write_console_script(prefix)
+    _write_console_scripts(prefix)
     stdlib_root = Path(layout.stdlib)
     stdlib = _stdlib_layer(stdlib_root)
     extensions = [str(site / p) for layer in site_layers.values() for p in layer if p.endswith(_EXTENSION_SUFFIX)]

@@ -8,7 +8,8 @@ outside the manifest run, or let the process write into the sealed tree:
   ``-O``/``-OO`` (modules would be compiled from source, not from the sealed
   bytecode), no ``-X pycache_prefix`` (bytecode from another folder);
 - variables that isolation does not cover (:data:`REFUSED_VARIABLES`);
-- the entry point: ``__main__`` is the console script or ``ablation/__main__.py``
+- the entry point: ``__main__`` is a console script (``bin/ablation``,
+  ``bin/ablation-prepare``) or ``ablation/__main__.py`` / ``ablation/prepare/__main__.py``
   (not ``python -c``, standard input or another script);
 - the import system: ``sys.meta_path`` and ``sys.path_hooks`` hold only the
   interpreter's own finders, and every ``sys.path`` entry is the standard
@@ -38,7 +39,15 @@ REFUSED_VARIABLES = ("NIX_PYTHONPATH", "PYTHONEXECUTABLE", "LD_PRELOAD", "LD_AUD
 the dynamic loader injects ``LD_PRELOAD``/``LD_AUDIT`` libraries."""
 
 _STOCK_FINDER_MODULES = frozenset({"_frozen_importlib", "_frozen_importlib_external", "zipimport"})
-_ENTRY_POINTS = ("bin/ablation", "ablation/__main__.py")
+# Where ``__main__`` may come from: the console scripts (prefix) and the packages' ``__main__`` (site-packages).
+_ENTRY_POINTS = frozenset(
+    {
+        ("prefix", "bin/ablation"),
+        ("site", "ablation/__main__.py"),
+        ("prefix", "bin/ablation-prepare"),
+        ("site", "ablation/prepare/__main__.py"),
+    }
+)
 
 
 def _options() -> list[Problem]:
@@ -66,7 +75,7 @@ def _entry_point(layout: Layout) -> list[Problem]:
         what = "is not a file (python -c, standard input or an interactive session)"
         return [Problem("__main__", "isolation", what)]
     root, relative = layout.locate(file)
-    if (root, relative) in (("prefix", _ENTRY_POINTS[0]), ("site", _ENTRY_POINTS[1])):
+    if (root, relative) in _ENTRY_POINTS:
         return []
     return [Problem("__main__", "isolation", f"is {file}, not the evaluator's console script")]
 

@@ -1,0 +1,195 @@
+"""Make the example experiment's git repositories, its tool checkout and its experiment file.
+
+Usage, from the repository root (needs git and Python 3.11)::
+
+    python3 examples/prepare/make_repos.py
+    .venv/bin/ablation-prepare check examples/prepare/experiment.toml
+
+What it makes, every byte fixed by what is committed here:
+
+- one git repository per folder of ``examples/prepare/repos/`` (``ledger-service``
+  and ``route-planner`` as checkouts, ``edge-proxy`` as a bare repository), under
+  ``build/prepare-example/repos/`` (``--build``). Each is one commit of exactly the
+  folder's files, made with a fixed author, committer, date and branch and an
+  isolated git configuration (:mod:`tests.prepare.gitfixtures`), so its commit id is
+  the same on every machine; it must equal the commit ``experiment.toml.in`` names;
+- the tool checkout ``/var/tmp/ablation-prepare-example/tools-<commit>`` (``--fixed``):
+  the source-list and SCI stand-ins and the backend stand-in, one commit of fixed
+  bytes, pinned with ``revision_from_checkout``. Until the stand-ins exist
+  (``tests/prepare/doubles/``, the second part of the preparation work), each is a
+  placeholder that refuses to run;
+- ``examples/prepare/experiment.toml`` (``--experiment``; not committed): the
+  template ``experiment.toml.in`` with the paths and SHA-256 pins of this machine.
+
+Why a fixed folder outside the checkout: ``work_root`` and every tool path are
+frozen into the prepared input (request paths, executables), so two clones at
+different paths must name the same ones to prepare byte-identical inputs; the
+source repositories are not frozen (only their ids and commits are), so they stay
+in the clone. ``/var/tmp`` is writable without privileges, kept across reboots,
+and ``Portable`` (``/tmp/`` is not, SPEC §4.0), so ``check`` draws no warning.
+Existing repositories and tool checkouts are reused when they hold the expected
+commit and refused otherwise; nothing is deleted but the script's own staging copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.prepare.gitfixtures import Executable, FileSpec, Repo, git, make_repository  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+TEMPLATE = HERE / "experiment.toml.in"
+FIXED = "/var/tmp/ablation-prepare-example"
+REPOSITORIES = (("ledger-service", False), ("route-planner", False), ("edge-proxy", True))
+"""Each folder of ``repos/`` and whether its repository is bare."""
+TOOLS = {
+    "source-list.py": ("SOURCE_LIST", "tests/prepare/doubles/fake_source_list.py"),
+    "semantic-code-intelligence": ("SCI", "tests/prepare/doubles/fake_sci.py"),
+    "ast-grep": ("BACKEND", "tests/prepare/doubles/fake_ast_grep.py"),
+}
+"""Each file of the tool checkout: its placeholder in the template, and the stand-in it is copied from."""
+
+
+class Refused(Exception):
+    """Something on disk is not what this script would make; it changes nothing and says what to do."""
+
+
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def read_tree(folder: Path) -> dict[str | bytes, FileSpec]:
+    """Every file below ``folder`` by its path relative to it (regular files only; symlinks are refused)."""
+    files: dict[str | bytes, FileSpec] = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not (path.is_file() or path.is_dir()):
+            raise Refused(f"{path} is not a regular file or folder")
+        if path.is_file():
+            files[path.relative_to(folder).as_posix()] = path.read_bytes()
+    return files
+
+
+def _branch_commit(path: Path) -> str:
+    return git(path, "rev-parse", "--verify", "refs/heads/main").decode("ascii").strip()
+
+
+def ensure_repository(path: Path, files: dict[str | bytes, FileSpec], *, bare: bool, expected: str) -> str:
+    """The repository at ``path`` holding ``files`` in one commit, made unless it is already there."""
+    if path.exists():
+        found = _branch_commit(path)
+        if found != expected:
+            raise Refused(f"{path} holds {found}, not {expected}; move it aside and run this again")
+        return found
+    made = make_repository(path, files, bare=bare)
+    if made.commit != expected:
+        raise Refused(
+            f"{path} was made at {made.commit}, but experiment.toml.in names {expected}: the files of "
+            f"examples/prepare/repos/{path.name.removesuffix('.git')} changed; put the new commit into the template"
+        )
+    return made.commit
+
+
+def _tool_bytes(name: str, source: str) -> bytes:
+    stand_in = ROOT / source
+    if stand_in.is_file():
+        return stand_in.read_bytes()
+    return (
+        "#!/usr/bin/env python3\n"
+        f'"""Placeholder for {name}: the stand-in {source} does not exist yet."""\n'
+        "import sys\n\n"
+        f'sys.exit("{name}: placeholder; the stand-ins of the preparation tests are not written yet")\n'
+    ).encode()
+
+
+def ensure_tools(fixed: Path) -> Repo:
+    """The tool checkout ``<fixed>/tools-<commit 12>``, made from the stand-ins unless it is already there."""
+    files: dict[str | bytes, FileSpec] = {name: Executable(_tool_bytes(name, src)) for name, (_, src) in TOOLS.items()}
+    fixed.mkdir(parents=True, exist_ok=True)
+    staging = fixed / f".staging-{os.getpid()}"
+    try:
+        made = make_repository(staging, files)
+        final = fixed / f"tools-{made.commit[:12]}"
+        if final.exists():
+            if _branch_commit(final) != made.commit or git(final, "status", "--porcelain"):
+                raise Refused(f"{final} is not a clean checkout of {made.commit}; move it aside and run this again")
+        else:
+            staging.rename(final)
+            git(final, "status", "--porcelain")  # the index learns the new folder's file times
+        return Repo(final, made.commit, False)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+
+
+def _sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def fill_template(values: dict[str, str]) -> str:
+    """``experiment.toml.in`` with each ``@NAME@`` replaced by its value (a value never holds a quote)."""
+    text = TEMPLATE.read_text(encoding="utf-8")
+    for name, value in values.items():
+        if '"' in value or "\\" in value:
+            raise Refused(f"{name} {value!r} holds a quote or a backslash; choose another folder")
+        text = text.replace(f"@{name}@", value)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Make everything (see the module docstring); 0 when done, 1 with one line when refused."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument(
+        "--build", type=Path, default=ROOT / "build" / "prepare-example", help="folder of the repositories"
+    )
+    parser.add_argument("--fixed", type=Path, default=Path(FIXED), help=f"folder of the tools and work_root ({FIXED})")
+    parser.add_argument(
+        "--experiment", type=Path, default=HERE / "experiment.toml", help="the experiment file to write"
+    )
+    python = "/usr/bin/python3" if os.path.isfile("/usr/bin/python3") else os.path.realpath(sys.executable)
+    parser.add_argument("--python", default=python, help=f"the interpreter in the node slot (default {python})")
+    args = parser.parse_args(argv)
+    found_git = shutil.which("git")
+    try:
+        if found_git is None:
+            raise Refused("git is not on PATH")
+        build, fixed = args.build.resolve(), Path(os.path.abspath(args.fixed))
+        template = tomllib.loads(TEMPLATE.read_text(encoding="utf-8"))
+        expected = {r["id"]: r["commit"] for r in template["repository"]}
+        for name, bare in REPOSITORIES:
+            path = build / "repos" / (f"{name}.git" if bare else name)
+            commit = ensure_repository(path, read_tree(HERE / "repos" / name), bare=bare, expected=expected[name])
+            _say(f"repository {name}: {path} at {commit}")
+        tools = ensure_tools(fixed)
+        _say(f"tools: {tools.path} at {tools.commit}")
+        values = {
+            "GIT": os.path.abspath(found_git),
+            "GIT_SHA256": _sha256(found_git),
+            "PYTHON": args.python,
+            "PYTHON_SHA256": _sha256(args.python),
+            "TOOLS": str(tools.path),
+            **{f"{slot}_SHA256": _sha256(tools.path / name) for name, (slot, _) in TOOLS.items()},
+            "REPOS": str(build / "repos"),
+            "FIXED": str(fixed),
+        }
+        text = fill_template(values)
+        if not args.experiment.exists() or args.experiment.read_text(encoding="utf-8") != text:
+            args.experiment.write_text(text, encoding="utf-8")
+        _say(f"experiment: {args.experiment} (sha256 {_sha256(args.experiment)})")
+    except (Refused, RuntimeError, OSError) as error:
+        sys.stderr.write(f"make_repos: {error}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
