@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
 from ablation.closure import check as closure_check
-from ablation.errors import RESOURCE_ERRNOS, AblationError, OutputRefused, ResourcesExhausted, UsageError
+from ablation.errors import RESOURCE_ERRNOS, AblationError, OutputRefused, ResourcesExhausted
+from ablation.files import read_regular
 
 __all__ = ["dumps", "read_file", "refuse_existing", "render_output", "write_exclusive"]
 
@@ -103,17 +104,14 @@ def refuse_existing(path: str | os.PathLike[str]) -> None:
 
 
 def read_file(path: str | os.PathLike[str], what: str) -> bytes:
-    """Read a whole file named on the command line.
+    """Read a whole file named on the command line (:func:`ablation.files.read_regular`).
 
     Raises:
-        UsageError: (exit 2) naming ``what`` and the path when it cannot be read.
+        UsageError: (exit 2) naming ``what`` and the path when it cannot be read
+            or is not a regular file (a FIFO is refused without waiting for a writer).
         ResourcesExhausted: (exit 6) no file descriptor or kernel memory to read it.
     """
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        msg = f"cannot read {what} {os.fspath(path)!r}: {exc.strerror or exc}"
-        raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
+    return read_regular(path, what)
 
 
 _MAX_NAME_BYTES = 255

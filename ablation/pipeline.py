@@ -11,12 +11,12 @@ import re
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 from ablation.canonical import sha256_hex
 from ablation.errors import RESOURCE_ERRNOS, InputRejected, IntegrityError, ResourcesExhausted, UsageError
 from ablation.experiment import ValidatedExperiment, validate_experiment
+from ablation.files import open_regular
 from ablation.gates import assess_gates
 from ablation.gzipfile import gunzip_members
 from ablation.result import CaseOutcome, build_result, evaluate_cases
@@ -151,7 +151,8 @@ def load_input(
     ``input_sha256`` against the decompressed JSON bytes.
 
     Raises:
-        UsageError: unreadable file or malformed hash argument (exit 2).
+        UsageError: unreadable file, not a regular file (a FIFO, a device: refused
+            without blocking, :func:`ablation.files.open_regular`), or malformed hash argument (exit 2).
         ResourcesExhausted: no file descriptor or kernel memory to read it (exit 6).
         IntegrityError: a hash does not match (exit 3).
         InputRejected: IN-1, a file over the bound; GZ-1, a corrupt or oversize gzip stream (exit 4).
@@ -163,12 +164,12 @@ def load_input(
     if max_input_bytes < 1:
         msg = f"--max-input-bytes must be a positive number of bytes, got {max_input_bytes}"
         raise UsageError(msg)
-    try:
-        with Path(path).open("rb") as handle:
+    with open_regular(path, "input") as handle:
+        try:
             raw = _read_bounded(handle, max_input_bytes)
-    except OSError as exc:
-        msg = f"cannot read input {path!r}: {exc.strerror}"
-        raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
+        except OSError as exc:
+            msg = f"cannot read input {path!r}: {exc.strerror}"
+            raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
     if raw is None:
         raise InputRejected(
             "IN-1",
