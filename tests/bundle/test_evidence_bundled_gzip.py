@@ -36,8 +36,20 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "in.json.gz").write_bytes(gzip.compress(EXAMPLE.read_bytes(), mtime=0))
     assert _cli("keygen", "--private-key", folder / "k.pem", "--public-key", folder / "k.pub") == 0
     assert _cli("run", "--input", folder / "in.json.gz", "--output", folder / "results.json") == 0
-    assert _cli("archive", "--input", folder / "in.json.gz", "--results", folder / "results.json",
-                "--bundle", folder / "b.tar.gz", "--sign-key", folder / "k.pem") == 0  # fmt: skip
+    assert (
+        _cli(
+            "archive",
+            "--input",
+            folder / "in.json.gz",
+            "--results",
+            folder / "results.json",
+            "--bundle",
+            folder / "b.tar.gz",
+            "--sign-key",
+            folder / "k.pem",
+        )
+        == 0
+    )
     return folder
 
 

@@ -81,8 +81,19 @@ def test_a_swapped_folder_never_brings_an_outside_file_into_a_bundle(
     try:
         for k in range(ITERATIONS):
             bundle = tmp_path / f"b{k}.tar.gz"
-            code = main(["archive", "--input", str(tmp_path / "in.json"), "--results", str(tmp_path / "r.json"),
-                         "--bundle", str(bundle), "--evidence", str(evidence)])  # fmt: skip
+            code = main(
+                [
+                    "archive",
+                    "--input",
+                    str(tmp_path / "in.json"),
+                    "--results",
+                    str(tmp_path / "r.json"),
+                    "--bundle",
+                    str(bundle),
+                    "--evidence",
+                    str(evidence),
+                ]
+            )
             outcomes[code] += 1
             assert code in (0, 2, 3), capsys.readouterr().err
             if code == 0:

@@ -63,10 +63,26 @@ def evidence(tmp_path: Path) -> Iterator[Path]:
 
 
 def _archive(made: Path, evidence: Path, bundle: Path) -> subprocess.CompletedProcess[str]:
-    argv = ["archive", "--input", str(made / "in.json"), "--results", str(made / "r.json"), "--bundle", str(bundle),
-            "--evidence", str(evidence)]  # fmt: skip
-    return subprocess.run([*_prefix(), sys.executable, "-m", "ablation", *argv], cwd=REPO, capture_output=True,
-                          text=True, stdin=subprocess.DEVNULL, timeout=600, check=False)  # fmt: skip
+    argv = [
+        "archive",
+        "--input",
+        str(made / "in.json"),
+        "--results",
+        str(made / "r.json"),
+        "--bundle",
+        str(bundle),
+        "--evidence",
+        str(evidence),
+    ]
+    return subprocess.run(
+        [*_prefix(), sys.executable, "-m", "ablation", *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+        check=False,
+    )
 
 
 def test_an_unreadable_sub_folder_stops_archive(made: Path, evidence: Path, tmp_path: Path) -> None:

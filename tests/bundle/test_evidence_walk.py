@@ -188,8 +188,10 @@ def test_a_folder_swapped_for_a_link_after_listing_is_not_followed(
 
     _before("open", "sub", swap, monkeypatch)
     code, err = _archive(made, tree.parent / "b.tar.gz", tree, capsys=capsys)
-    assert (code, err.split("; then ")[0]) == (3, f"ablation: --evidence {str(tree)!r}: 'sub' changed between "
-                                                  f"listing and reading ({listed}")  # fmt: skip
+    assert (code, err.split("; then ")[0]) == (
+        3,
+        f"ablation: --evidence {str(tree)!r}: 'sub' changed between listing and reading ({listed}",
+    )
     assert err.endswith(f"); {AGAIN}\n")
     assert err.count("\n") == 1
 

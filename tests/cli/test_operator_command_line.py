@@ -30,8 +30,22 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["keygen", "--private-key", str(folder / "k.pem"), "--public-key", str(folder / "k.pub")]) == 0
     assert main(["keygen", "--private-key", str(folder / "k2.pem"), "--public-key", str(folder / "k2.pub")]) == 0
     assert main(["run", "--input", str(folder / "in.json"), "--output", str(folder / "r.json")]) == 0
-    assert main(["archive", "--input", str(folder / "in.json"), "--results", str(folder / "r.json"),
-                 "--bundle", str(folder / "b.tar.gz"), "--sign-key", str(folder / "k.pem")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "archive",
+                "--input",
+                str(folder / "in.json"),
+                "--results",
+                str(folder / "r.json"),
+                "--bundle",
+                str(folder / "b.tar.gz"),
+                "--sign-key",
+                str(folder / "k.pem"),
+            ]
+        )
+        == 0
+    )
     return folder
 
 
@@ -81,9 +95,24 @@ def test_evidence_is_the_one_repeatable_option(made: Path, capsys: pytest.Captur
     (made / "e1.txt").write_text("one\n", encoding="utf-8")
     (made / "e2.txt").write_text("two\n", encoding="utf-8")
     capsys.readouterr()
-    assert main(["archive", "--input", str(made / "in.json"), "--results", str(made / "r.json"), "--bundle",
-                 str(made / "two-evidence.tgz"), "--evidence", str(made / "e1.txt"), "--evidence",
-                 str(made / "e2.txt")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "archive",
+                "--input",
+                str(made / "in.json"),
+                "--results",
+                str(made / "r.json"),
+                "--bundle",
+                str(made / "two-evidence.tgz"),
+                "--evidence",
+                str(made / "e1.txt"),
+                "--evidence",
+                str(made / "e2.txt"),
+            ]
+        )
+        == 0
+    )
     with tarfile.open(made / "two-evidence.tgz") as tar:
         extras = sorted(name.split("/", 1)[1] for name in tar.getnames() if "/extra/" in name)
     assert extras == ["extra/e1.txt", "extra/e2.txt"]

@@ -37,8 +37,15 @@ def _interrupted(tmp_path: Path, name: str, module: str, target: str) -> subproc
     code = HOOK.format(module=module, target=target, name=name)
     argv = ["run", "--input", str(tmp_path / "in.json"), "--output", str(tmp_path / "out" / "r.json")]
     (tmp_path / "out").mkdir()
-    return subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=600, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize(("name", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
@@ -71,7 +78,14 @@ def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
     ).replace("\nimport os, signal, sys\n", "\nimport os\n")
     (tmp_path / "in.json").write_bytes(EXAMPLE.read_bytes())
     argv = ["run", "--input", str(tmp_path / "in.json"), "--output", str(tmp_path / "r.json")]
-    proc = subprocess.run([sys.executable, "-c", code, *argv], cwd=REPO, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, timeout=600, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "r.json").is_file()

@@ -29,8 +29,20 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "in.json").write_bytes(EXAMPLE.read_bytes())
     assert main(["keygen", "--private-key", str(folder / "k.pem"), "--public-key", str(folder / "k.pub")]) == 0
     assert main(["run", "--input", str(folder / "in.json"), "--output", str(folder / "r.json")]) == 0
-    assert main(["archive", "--input", str(folder / "in.json"), "--results", str(folder / "r.json"),
-                 "--bundle", str(folder / "b.tar.gz")]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "archive",
+                "--input",
+                str(folder / "in.json"),
+                "--results",
+                str(folder / "r.json"),
+                "--bundle",
+                str(folder / "b.tar.gz"),
+            ]
+        )
+        == 0
+    )
     os.mkfifo(folder / "f")
     return folder
 
@@ -62,8 +74,15 @@ def test_a_fifo_without_a_writer_is_refused_at_once(case: str, made: Path) -> No
     fifo = made / "f"
     argv = [a.format(f=fifo, d=made) for a in args]
     try:
-        proc = subprocess.run([sys.executable, "-m", "ablation", *argv], cwd=REPO, capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=HANG_GUARD_SECONDS, check=False)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "ablation", *argv],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=HANG_GUARD_SECONDS,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"ablation {case} still waited for the FIFO's writer after {HANG_GUARD_SECONDS} s")
     assert proc.returncode == 2, proc.stderr
