@@ -7,7 +7,9 @@ The command line takes exactly what was typed (issue 23 item 3):
 - an option given twice is a usage error naming it (exit 2), never "the last
   one wins"; ``--evidence`` alone is documented as repeatable;
 - a number is ASCII digits only (no sign, spaces, ``_`` or other scripts'
-  digits).
+  digits);
+- ``run --attempt-record`` requires ``--input-sha256``, and
+  ``--pre-run-manifest-sha256`` requires ``--attempt-record`` (PREPARE.md §7).
 
 Only :mod:`ablation.cli` uses it; nothing here reads a file. PRODUCT.md "Command line".
 """
@@ -121,6 +123,20 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
 def _add_run(run: argparse.ArgumentParser) -> None:
     _add_input(run)
     _option(run, "--output", "OUT", "new output file (never overwritten)", required=True)
+    _option(
+        run,
+        "--attempt-record",
+        "PATH",
+        "one-shot marker, created (never overwritten) before the input is read; "
+        "a second run with it is exit 5 (needs --input-sha256)",
+    )
+    _option(
+        run,
+        "--pre-run-manifest-sha256",
+        "HEX",
+        "SHA-256 of the frozen SHA256SUMS.pre-run, recorded in the marker (needs --attempt-record)",
+        type=_sha256,
+    )
 
 
 def _add_archive(archive: argparse.ArgumentParser) -> None:
@@ -194,9 +210,16 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     Raises:
         SystemExit: argparse's exit: 0 after ``--help`` or ``--version``, 2 for
             a usage error (an unknown or abbreviated option, an option given
-            twice, a bad value), its message on stderr.
+            twice, a bad value, ``--attempt-record`` without ``--input-sha256``,
+            ``--pre-run-manifest-sha256`` without ``--attempt-record``), its
+            message on stderr.
     """
-    parser, _run = _parsers()
+    parser, run = _parsers()
     args = parser.parse_args(argv)
     vars(args).pop(_SEEN, None)
+    if args.command == "run":
+        if args.attempt_record is not None and args.input_sha256 is None:
+            run.error("--attempt-record requires --input-sha256 (the preregistered hash the marker records)")
+        if args.pre_run_manifest_sha256 is not None and args.attempt_record is None:
+            run.error("--pre-run-manifest-sha256 requires --attempt-record (it is recorded only in the marker)")
     return args

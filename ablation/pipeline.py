@@ -28,6 +28,7 @@ __all__ = [
     "evaluate",
     "evaluate_experiment",
     "gunzip_members",
+    "hash_arguments",
     "load_input",
     "output_members",
 ]
@@ -63,6 +64,24 @@ def _hex_argument(value: str | None, option: str) -> str | None:
         msg = f"{option} must be 64 hexadecimal digits, got {value!r}"
         raise UsageError(msg)
     return value.lower()
+
+
+def hash_arguments(path: str, input_sha256: str | None, input_gzip_sha256: str | None) -> tuple[str | None, str | None]:
+    """``--input-sha256`` and ``--input-gzip-sha256`` as bare lowercase hex, checked before anything is read.
+
+    ``run --attempt-record`` checks them before it spends the attempt, so a
+    typo never costs the one run (PREPARE.md §7).
+
+    Raises:
+        UsageError: a value that is not 64 hexadecimal digits, or a gzip hash
+            for an input whose name does not end in ``.gz`` (exit 2).
+    """
+    want = _hex_argument(input_sha256, "--input-sha256")
+    want_gzip = _hex_argument(input_gzip_sha256, "--input-gzip-sha256")
+    if want_gzip is not None and not path.endswith(".gz"):
+        msg = "--input-gzip-sha256 applies only to a .gz input"
+        raise UsageError(msg)
+    return want, want_gzip
 
 
 _CHUNK = 1 << 20  # bytes read per step once the data's own size is known
@@ -121,9 +140,6 @@ def _json_sha256(compressed: bytes, limit: int) -> str | None:
 def _decompressed(path: str, raw: bytes, want_gzip: str | None, max_input_bytes: int) -> tuple[bytes, str | None]:
     """The JSON bytes of a file read by :func:`load_input` and, for a ``.gz`` file, its checked SHA-256."""
     if not path.endswith(".gz"):
-        if want_gzip is not None:
-            msg = "--input-gzip-sha256 applies only to a .gz input"
-            raise UsageError(msg)
         return raw, None
     gzip_sha = sha256_hex(raw)
     if want_gzip is not None and gzip_sha != want_gzip:
@@ -159,8 +175,7 @@ def load_input(
 
     Side effects: reads ``path``.
     """
-    want = _hex_argument(input_sha256, "--input-sha256")
-    want_gzip = _hex_argument(input_gzip_sha256, "--input-gzip-sha256")
+    want, want_gzip = hash_arguments(path, input_sha256, input_gzip_sha256)
     if max_input_bytes < 1:
         msg = f"--max-input-bytes must be a positive number of bytes, got {max_input_bytes}"
         raise UsageError(msg)
