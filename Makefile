@@ -41,6 +41,8 @@ INPUT_SHA256 ?=
 INPUT_GZIP_SHA256 ?=
 EVIDENCE    ?=
 SIGN_KEY    ?=
+ATTEMPT_RECORD ?=
+PRE_RUN_MANIFEST_SHA256 ?=
 
 # Every variable a caller may set. One given on the command line that is not here
 # (a typo such as INPT= or SIGNKEY=) stops make instead of silently using a default.
@@ -75,6 +77,7 @@ RUN_DEPS    := image-ready
 IN          := /in/$(notdir $(INPUT))
 OUT         := /out/$(notdir $(OUTPUT))
 BUN         := /bundle/$(notdir $(BUNDLE))
+ATT         := /out/$(notdir $(ATTEMPT_RECORD))
 # --mount (unlike -v) refuses a missing source instead of creating it on the host.
 mount        = --mount type=bind,source="$(abspath $(1))",target="$(2)"$(if $(3),$(comma)readonly)
 comma       := ,
@@ -95,6 +98,7 @@ RUN_DEPS    := $(STAMP) host-paths
 IN          := $(INPUT)
 OUT         := $(OUTPUT)
 BUN         := $(BUNDLE)
+ATT         := $(ATTEMPT_RECORD)
 EVIDENCE_ARGS :=
 SHOW_OUTPUT :=
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence $(e)) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
@@ -107,8 +111,12 @@ endif
 
 HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
+# The one-shot run (PREPARE.md §7): the marker run creates before it reads the input.
+ATTEMPT_FLAGS := $(if $(ATTEMPT_RECORD),--attempt-record "$(ATT)") \
+                 $(if $(PRE_RUN_MANIFEST_SHA256),--pre-run-manifest-sha256 $(PRE_RUN_MANIFEST_SHA256))
 
 .PHONY: help test lint verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
+        attempt-record-place \
         venv dev-venv seal closure-check lock lock-check nix-lock clean mutate prepare-check prepare-sheet
 
 # ---------------------------------------------------------------- help
@@ -122,7 +130,8 @@ help: ## show the targets and variables
 	@echo "  RUNNER=venv|image (image: run inside $(IMAGE) with --network none --read-only),"
 	@echo "  IMAGE, BASE_IMAGE (default $(BASE_IMAGE)), BASE_TARBALL (base-image from a kept tarball),"
 	@echo "  IMAGE_ID (image-check), SOURCE_DATE_EPOCH (image builds; default: commit time of HEAD),"
-	@echo "  PYTHON (default python3)"
+	@echo "  PYTHON (default python3), ATTEMPT_RECORD (run once: the marker run creates before reading INPUT;"
+	@echo "  needs INPUT_SHA256; with RUNNER=image it must be in OUTPUT's folder), PRE_RUN_MANIFEST_SHA256"
 	@echo "preparation (docs/preparation.md): EXPERIMENT (prepare-check, prepare-sheet), SHEET (prepare-sheet; outside PREP_DIR)"
 
 # ---------------------------------------------------------------- the two environments
@@ -181,10 +190,15 @@ verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no r
 refused = echo "make $(1): $(2) already exists; $(3) are never overwritten." >&2; \
 	  echo "make $(1): to $(1) again, give a new path: make $(1) $(4)=<a new path>$(if $(filter out/%,$(2)),; or delete every result and bundle in out/: make clean-out)" >&2
 
-run: $(RUN_DEPS) ## evaluate INPUT into OUTPUT (never overwrites; prints "<sha256>  OUTPUT")
+run: attempt-record-place $(RUN_DEPS) ## evaluate INPUT into OUTPUT (never overwrites; prints "<sha256>  OUTPUT"; ATTEMPT_RECORD= for one shot)
 	@if [ -e "$(OUTPUT)" ] || [ -L "$(OUTPUT)" ]; then $(call refused,run,$(OUTPUT),results,OUTPUT); exit 1; fi
 	@mkdir -p "$(dir $(OUTPUT))"
-	$(call ABLATION,$(call mount,$(dir $(OUTPUT)),/out)) run --input "$(IN)" $(HASH_FLAGS) --output "$(OUT)" $(SHOW_OUTPUT)
+	$(call ABLATION,$(call mount,$(dir $(OUTPUT)),/out)) run --input "$(IN)" $(HASH_FLAGS) --output "$(OUT)" $(ATTEMPT_FLAGS) $(SHOW_OUTPUT)
+
+# RUNNER=image: only OUTPUT's folder is writable in the container, so the attempt marker must be there.
+attempt-record-place:
+	@$(if $(and $(filter image,$(RUNNER)),$(ATTEMPT_RECORD)),[ "$(abspath $(dir $(ATTEMPT_RECORD)))" = "$(abspath $(dir $(OUTPUT)))" ] || { \
+	  echo "make run: ATTEMPT_RECORD '$(ATTEMPT_RECORD)' is not in OUTPUT's folder '$(dir $(OUTPUT))'; with RUNNER=image only that folder is writable: put the marker there (freeze --attempt-record names it)" >&2; exit 2; },true)
 
 archive: $(RUN_DEPS) ## bundle INPUT, OUTPUT and the evidence into BUNDLE (.tar.gz; never overwrites)
 	@if [ ! -f "$(OUTPUT)" ]; then \

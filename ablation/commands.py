@@ -79,14 +79,40 @@ def _load(args: argparse.Namespace) -> LoadedInput:
     return loaded
 
 
+def _spend_attempt(args: argparse.Namespace) -> None:
+    """``run --attempt-record``: create the marker before the input is hashed or read (PREPARE.md §7).
+
+    The hash arguments are checked first, so a typo spends nothing; the
+    identity is measured once the evaluation modules are loaded, and the
+    results file records the same one.
+    """
+    from ablation.attempt import attempt_record, spend_attempt  # noqa: PLC0415
+    from ablation.errors import UsageError  # noqa: PLC0415
+    from ablation.pipeline import hash_arguments  # noqa: PLC0415
+
+    pinned, _ = hash_arguments(args.input, args.input_sha256, args.input_gzip_sha256)
+    if pinned is None:  # ablation.arguments refuses this already
+        msg = "--attempt-record requires --input-sha256"
+        raise UsageError(msg)
+    record = attempt_record(
+        input_sha256=pinned,
+        pre_run_manifest_sha256=args.pre_run_manifest_sha256,
+        output=args.output,
+        identity_digest=str(_identity()["identityDigest"]),
+    )
+    _warn(spend_attempt(args.attempt_record, record, output=args.output))
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.canonical import sha256_hex  # noqa: PLC0415
     from ablation.output import refuse_existing, render_output, write_exclusive  # noqa: PLC0415
 
-    refuse_existing(args.output)  # before the input is read
+    refuse_existing(args.output)  # before the input is read; a refused output spends no attempt
     from ablation.pipeline import evaluate, output_members  # noqa: PLC0415
 
+    if args.attempt_record is not None:
+        _spend_attempt(args)
     loaded = _load(args)
     _progress(f"validating and evaluating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")

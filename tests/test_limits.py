@@ -149,7 +149,7 @@ def _raise(error: BaseException) -> Callable[..., object]:
 )
 def test_opening_the_input(error: OSError, code: int, line: str, prepared: Path, monkeypatch: pytest.MonkeyPatch,
                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    monkeypatch.setattr(ablation.pipeline.Path, "open", _raise(error))
+    monkeypatch.setattr(ablation.files.os, "open", _raise(error))
     assert main(["verify", "--input", str(prepared), "--input-sha256", SHA]) == code
     assert capsys.readouterr().err.splitlines() == [f"ablation: cannot read input {str(prepared)!r}: {line}"]
 

@@ -3,14 +3,14 @@
 A whole-file parse is counted where every strict parse goes through: the fast
 path's decoder in :mod:`ablation.strictjson.fast`, looked up at each call, so a
 second parse by any module is seen. The input file's opens are counted on
-``pathlib.Path.open``, which both ``load_input`` and ``output.read_file`` use.
+``os.open``, which ``ablation.files.open_regular`` uses for ``load_input`` and ``output.read_file`` alike.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import pathlib
+import os
 from pathlib import Path
 
 import pytest
@@ -56,14 +56,14 @@ def _whole_file_parses(monkeypatch: pytest.MonkeyPatch) -> _CountingDecoder:
 
 def _opens_of(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[str]:
     opened: list[str] = []
-    real = pathlib.Path.open
+    real = os.open
 
-    def counting_open(self: Path, *args: object, **kwargs: object) -> object:
-        if self.resolve() == path.resolve():
-            opened.append(str(self))
-        return real(self, *args, **kwargs)  # type: ignore[call-overload]
+    def counting_open(file: str, flags: int, *args: object, **kwargs: object) -> int:
+        if kwargs.get("dir_fd") is None and Path(file).resolve() == path.resolve():
+            opened.append(str(file))
+        return real(file, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(pathlib.Path, "open", counting_open)
+    monkeypatch.setattr(os, "open", counting_open)
     return opened
 
 

@@ -7,9 +7,6 @@ their result types) from the bundle package: the bundle's digests, its
 
 from __future__ import annotations
 
-import gzip
-import io
-import zlib
 from dataclasses import dataclass
 from typing import Literal
 
@@ -17,7 +14,8 @@ from ablation.bundle.keys import fingerprint, load_public_key, verifies
 from ablation.bundle.layout import INDEX, SIGNATURE, SUMS, shown, utf8_key
 from ablation.bundle.reader import BundleContents, read_bundle_file
 from ablation.canonical import sha256_hex
-from ablation.errors import IntegrityError
+from ablation.errors import InputRejected, IntegrityError
+from ablation.gzipfile import gunzip_members
 from ablation.pipeline import DEFAULT_MAX_INPUT_BYTES
 
 __all__ = [
@@ -82,22 +80,18 @@ class BundledInput:
     gzip_sha256: str | None
 
 
-def _gunzip_bounded(data: bytes, limit: int, member: str) -> bytes:
-    """Decompress in 1 MiB reads (never allocating the bound up front), at most ``limit`` bytes."""
-    parts: list[bytes] = []
-    total = 0
+def _gunzip(data: bytes, member: str) -> bytes:
+    """The JSON bytes of a bundled ``.json.gz`` input, read as ``run`` reads one (:mod:`ablation.gzipfile`).
+
+    Raises:
+        IntegrityError: ``<member>: GZ-1 at byte N: …``, the very rule ``run``
+            would have refused the file with (issue 23 item 5).
+    """
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb") as stream:
-            while chunk := stream.read(1 << 20):
-                total += len(chunk)
-                if total > limit:
-                    msg = f"{member}: decompresses to more than {limit} bytes"
-                    raise IntegrityError(msg)
-                parts.append(chunk)
-    except (OSError, EOFError, zlib.error) as exc:
-        msg = f"{member}: not a readable gzip stream ({exc})"
+        return gunzip_members(data, DEFAULT_MAX_INPUT_BYTES)
+    except InputRejected as exc:
+        msg = f"{member}: {exc}"
         raise IntegrityError(msg) from None
-    return b"".join(parts)
 
 
 def bundled_input(contents: BundleContents) -> BundledInput:
@@ -105,13 +99,14 @@ def bundled_input(contents: BundleContents) -> BundledInput:
 
     Raises:
         IntegrityError: a member missing or outside the layout, or a ``.gz``
-            input that does not decompress within the input bound.
+            input that ``run`` would refuse (GZ-1: not RFC 1952 as
+            :mod:`ablation.gzipfile` checks it, or over the 1 GiB input bound).
     """
     member = check_layout(contents)
     as_given = contents.files[member]
     if not member.endswith(".gz"):
         return BundledInput(member=member, data=as_given, sha256=contents.digests[member], gzip_sha256=None)
-    data = _gunzip_bounded(as_given, DEFAULT_MAX_INPUT_BYTES, f"{contents.top}/{shown(member)}")
+    data = _gunzip(as_given, f"{contents.top}/{shown(member)}")
     return BundledInput(member=member, data=data, sha256=sha256_hex(data), gzip_sha256=contents.digests[member])
 
 

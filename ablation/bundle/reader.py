@@ -23,7 +23,8 @@ from ablation.bundle.keys import SIGNATURE_BYTES
 from ablation.bundle.layout import INDEX, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, SIGNATURE, SUMS, TOP_RE, shown, utf8_key
 from ablation.bundle.sums import parse_sums
 from ablation.bundle.tarformat import BLOCK, MAX_MTIME, end_bytes, header_bytes, padding
-from ablation.errors import IntegrityError, UsageError
+from ablation.errors import IntegrityError
+from ablation.files import open_regular
 
 __all__ = ["KEPT", "BundleContents", "read_bundle", "read_bundle_file"]
 
@@ -306,13 +307,8 @@ def read_bundle_file(path: str) -> BundleContents:
     """:func:`read_bundle` of the file at ``path``.
 
     Raises:
-        UsageError: ``cannot read bundle '<path>': …`` (exit 2).
+        UsageError: ``cannot read bundle '<path>': …``, or not a regular file (exit 2).
         IntegrityError: as :func:`read_bundle` (exit 3).
     """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        msg = f"cannot read bundle {path!r}: {exc.strerror or exc}"
-        raise UsageError(msg) from None
-    with handle:
+    with open_regular(path, "bundle") as handle:
         return read_bundle(handle, path)
