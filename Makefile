@@ -1,5 +1,5 @@
 # ablation: build the sealed virtual environment from the hashed lock and drive the evaluator.
-# `make help` lists the targets; README.md explains them.
+# `make help` lists the targets; docs/reference/make.md explains them and their variables.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -106,8 +106,8 @@ endif
 HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
               $(if $(INPUT_GZIP_SHA256),--input-gzip-sha256 $(INPUT_GZIP_SHA256))
 
-.PHONY: help test lint verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
-        venv dev-venv seal closure-check lock lock-check nix-lock clean mutate
+.PHONY: help test lint docs verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths \
+        wheelhouse venv dev-venv seal closure-check lock lock-check nix-lock clean mutate
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -170,6 +170,9 @@ lint: $(DEV_STAMP) ## ruff check, ruff format --check, mypy --strict; modules <=
 	$(DEV_VENV)/bin/ruff format --check
 	$(DEV_VENV)/bin/mypy --strict ablation
 	$(DEV_VENV)/bin/python tools/sizecheck.py
+
+docs: $(DEV_STAMP) ## regenerate docs/reference/cli.md from the parsers (make test checks it)
+	$(DEV_VENV)/bin/python tools/helpdoc.py --write
 
 verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no ranking or metrics
 	$(call ABLATION) verify --input "$(IN)" $(HASH_FLAGS)

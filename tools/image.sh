@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproducible base and image builds for ablation (PRODUCT.md "Sealed environment",
-# "Reproducible image"; README.md "Container image"). Called by the Makefile:
+# "Reproducible image"; docs/explanation/image.md). Called by the Makefile:
 #
 #   tools/image.sh base         mmdebstrap tarball + base image (network: the Debian mirror)
 #   tools/image.sh base-import  base image from a kept tarball (BASE_TARBALL=...; offline)
