@@ -14,7 +14,9 @@ DEV_VENV    ?= .venv-dev
 RUNNER      ?= venv
 IMAGE       ?= ablation:latest
 BASE_IMAGE  ?= ablation-base:bookworm
-DEBIAN_MIRROR ?= http://deb.debian.org/debian
+# The Debian mirror for make base-image (a URL, a "deb ..." line or a sources file); empty:
+# mmdebstrap's own default for the suite. The repository names no mirror.
+DEBIAN_MIRROR ?=
 WHEELHOUSE  := build/wheelhouse
 IMAGE_ID    ?=
 BASE_TARBALL ?=
