@@ -1,4 +1,5 @@
-"""Canonical JSON, digests and JS number text: the SPEC §3.5 and §9.1 vectors."""
+"""Canonical JSON, digests and JS number text: the SPEC §3.5 and §9.1 vectors.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ A40 = "a" * 40
 S = "sha256:193fc8861672ce1e716f9a49cc806dfc5f593a6d3ca489fe8b6dd54379b38015"
 V1 = "sha256:0549f81f476e5697093ee1bb8fa574b7f75e25788685c7a5f97ee216985ce249"
 V2 = "sha256:4b087856159915ff9f43db03148c0cfb55342633edd017ad7b5895256f90bd82"
+
+
 REQUEST = {
     "question": "Locate alpha request parsing and validation behavior.",
     "seeds": [
@@ -20,6 +23,7 @@ REQUEST = {
     "operations": ["structural_search"],
     "limits": {"maxCandidates": 20, "maxCandidatesPerFile": 5, "maxEvidenceBytes": 65536, "timeoutMs": 30000},
 }
+
 
 VECTORS = [
     ("1-intent-tokens", ["alpha", "and", "behavior", "locate", "parsing", "request", "validation"], V1),
@@ -127,3 +131,15 @@ def test_js_number_table(value: float, text: str) -> None:
 def test_js_number_refuses_non_finite(value: float) -> None:
     with pytest.raises(ValueError, match="cannot write"):
         js_number(value)
+
+
+# ---------------------------------------------------------------- js_number's exponent form (mutation testing)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1.5e-7, "1.5e-7"), (2.5e22, "2.5e+22"), (-1.5e-7, "-1.5e-7"), (1.25e-7, "1.25e-7"), (3e-7, "3e-7")],
+)
+def test_js_number_exponent_form_with_two_significant_digits(value: float, text: str) -> None:
+    """k = 2 digits still get a decimal point in exponent form (k > 1, not k > 2)."""
+    assert js_number(value) == text

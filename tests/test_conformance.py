@@ -12,12 +12,10 @@ from pathlib import Path
 import pytest
 
 from ablation.cli import main
+from tests.builders.paths import CONFORMANCE, INPUTS, SHARED_ABSENT
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CORPUS = SHARED / "conformance"
-INPUTS = SHARED / "inputs"
 PREFIX = "structural_evidence_validation_failed:"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not found at {CORPUS}")
+pytestmark = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason=SHARED_ABSENT)
 
 
 def _load_exact(text: str) -> object:
@@ -48,7 +46,7 @@ def _same_result(got: object, want: object) -> bool:
 
 
 def _cases() -> list[Path]:
-    return sorted(p for p in CORPUS.iterdir() if (p / "expected.json").is_file()) if CORPUS.is_dir() else []
+    return sorted(p for p in CONFORMANCE.iterdir() if (p / "expected.json").is_file()) if CONFORMANCE.is_dir() else []
 
 
 def _allowed_rules(expected: dict[str, object]) -> list[str] | None:
@@ -145,7 +143,7 @@ def _copy_with(folder: Path, tmp_path: Path, **annotation: object) -> Path:
 
 
 def test_a_wrong_rule_annotation_fails_the_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = CORPUS / "reject-case-id-blank"
+    folder = CONFORMANCE / "reject-case-id-blank"
     assert check_case(folder, tmp_path / "a.json", capsys) == []
     wrong = _copy_with(folder, tmp_path, rule="CASE-4")
     problems = check_case(wrong, tmp_path / "b.json", capsys)
@@ -155,7 +153,7 @@ def test_a_wrong_rule_annotation_fails_the_comparison(tmp_path: Path, capsys: py
 
 
 def test_a_wrong_structural_annotation_fails_the_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = CORPUS / "accept-four-repositories"
+    folder = CONFORMANCE / "accept-four-repositories"
     expected = json.loads((folder / "expected.json").read_text())
     case_id = next(iter(expected["structuralRules"]))
     assert check_case(folder, tmp_path / "a.json", capsys) == []

@@ -15,15 +15,15 @@ import pytest
 import ablation.output
 from ablation.cli import main
 from ablation.output import write_exclusive
-from tests import builder
+from tests.builders import prepared
 
-DATA = builder.dumps(builder.valid_minimal())
+DATA = prepared.dumps(prepared.valid_minimal())
 SHA = hashlib.sha256(DATA).hexdigest()
 UNSEALED = "ablation: note: unsealed environment (no closure manifest); the evaluator identity says so"
 
 
 @pytest.fixture
-def prepared(tmp_path: Path) -> Path:
+def prepared_file(tmp_path: Path) -> Path:
     path = tmp_path / "in" / "prepared.json"
     path.parent.mkdir()
     path.write_bytes(DATA)
@@ -37,8 +37,8 @@ def folder(tmp_path: Path) -> Path:
     return path
 
 
-def _run(prepared: Path, out: Path) -> int:
-    return main(["run", "--input", str(prepared), "--input-sha256", SHA, "--output", str(out)])
+def _run(prepared_file: Path, out: Path) -> int:
+    return main(["run", "--input", str(prepared_file), "--input-sha256", SHA, "--output", str(out)])
 
 
 def _fails_for_folders(real: Callable[..., object], error: int) -> Callable[..., object]:
@@ -53,11 +53,11 @@ def _fails_for_folders(real: Callable[..., object], error: int) -> Callable[...,
 
 
 def test_einval_from_folder_fsync_is_a_warning_and_the_digest_is_printed(
-    prepared: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(ablation.output.os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
     out = folder / "results.json"
-    assert _run(prepared, out) == 0
+    assert _run(prepared_file, out) == 0
     captured = capsys.readouterr()
     assert captured.out == f"{hashlib.sha256(out.read_bytes()).hexdigest()}  {out}\n"
     assert captured.err.splitlines() == [
@@ -69,7 +69,7 @@ def test_einval_from_folder_fsync_is_a_warning_and_the_digest_is_printed(
 
 
 def test_write_only_folder_is_a_warning_and_a_rerun_is_refused_as_existing(
-    prepared: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A folder with -wx permissions: the file can be created and linked, the folder not opened for reading."""
     real_open = os.open
@@ -81,27 +81,27 @@ def test_write_only_folder_is_a_warning_and_a_rerun_is_refused_as_existing(
 
     monkeypatch.setattr(ablation.output.os, "open", open_)
     out = folder / "results.json"
-    assert _run(prepared, out) == 0
+    assert _run(prepared_file, out) == 0
     captured = capsys.readouterr()
     assert captured.out == f"{hashlib.sha256(out.read_bytes()).hexdigest()}  {out}\n"
     assert captured.err.splitlines()[0] == (
         f"ablation: warning: output {str(out)!r} is complete, but its durability was not confirmed: "
         f"could not fsync its folder {str(folder)!r} (Permission denied)"
     )
-    assert _run(prepared, out) == 5
+    assert _run(prepared_file, out) == 5
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"ablation: output {str(out)!r} already exists; it is never overwritten (choose a new path)"
     )
 
 
 def test_a_stale_temporary_of_the_same_pid_never_blocks(
-    prepared: Path, folder: Path, capsys: pytest.CaptureFixture[str]
+    prepared_file: Path, folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A killed run in a container without --init was PID 1 too; its temporary stays, the new run succeeds."""
     stale = folder / f".results.json.tmp-{os.getpid()}"
     stale.write_bytes(b"half")
     out = folder / "results.json"
-    assert _run(prepared, out) == 0
+    assert _run(prepared_file, out) == 0
     capsys.readouterr()
     assert out.read_bytes().startswith(b"{\n") and out.read_bytes().endswith(b"}\n")
     assert stale.read_bytes() == b"half"
@@ -155,7 +155,7 @@ def test_mode_is_applied_under_the_umask(folder: Path) -> None:
     ids=["ENOSPC", "EACCES", "EMFILE", "ENFILE"],
 )
 def test_failures_before_the_link_leave_nothing(
-    error: int, code: int, text: str, prepared: Path, folder: Path, monkeypatch: pytest.MonkeyPatch,
+    error: int, code: int, text: str, prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     def link(*_args: object) -> None:
@@ -163,33 +163,33 @@ def test_failures_before_the_link_leave_nothing(
 
     monkeypatch.setattr(ablation.output.os, "link", link)
     out = folder / "results.json"
-    assert _run(prepared, out) == code
+    assert _run(prepared_file, out) == code
     assert capsys.readouterr().err.splitlines()[-1] == f"ablation: cannot write output {str(out)!r}: {text}"
     assert list(folder.iterdir()) == []
 
 
 def test_no_descriptor_for_the_temporary_is_exit_6(
-    prepared: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def mkstemp(**_kwargs: object) -> tuple[int, str]:
         raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
 
     monkeypatch.setattr(ablation.output.tempfile, "mkstemp", mkstemp)
     out = folder / "results.json"
-    assert _run(prepared, out) == 6
+    assert _run(prepared_file, out) == 6
     assert capsys.readouterr().err.splitlines()[-1] == f"ablation: cannot write output {str(out)!r}: Too many open files"
     assert list(folder.iterdir()) == []
 
 
 def test_archive_and_keygen_print_their_durability_warnings_too(
-    prepared: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     results = folder / "results.json"
-    assert _run(prepared, results) == 0
+    assert _run(prepared_file, results) == 0
     capsys.readouterr()
     monkeypatch.setattr(ablation.output.os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
     bundle = folder / "bundle.tar.gz"
-    assert main(["archive", "--input", str(prepared), "--results", str(results), "--bundle", str(bundle)]) == 0
+    assert main(["archive", "--input", str(prepared_file), "--results", str(results), "--bundle", str(bundle)]) == 0
     captured = capsys.readouterr()
     assert captured.out == f"{hashlib.sha256(bundle.read_bytes()).hexdigest()}  {bundle}\n"
     assert captured.err == (

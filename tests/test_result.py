@@ -13,15 +13,15 @@ from hypothesis import strategies as st
 
 from ablation.experiment import validate_experiment
 from ablation.gates import reduction_status
-from ablation.rates import CaseCounts, RepositoryRates, equal_repository_rates, quantity, repository_rates
 from ablation.metrics import member_order
 from ablation.output import dumps
 from ablation.pipeline import evaluate
-from tests import builder
-from tests.builder import rehash_bundle, valid_minimal, valid_two_repo
+from ablation.rates import CaseCounts, RepositoryRates, equal_repository_rates, quantity, repository_rates
+from tests.builders import prepared
+from tests.builders.prepared import rehash_bundle, valid_minimal, valid_two_repo
 
-MINIMAL = builder.dumps(valid_minimal())
-TWO_REPO = builder.dumps(valid_two_repo())
+MINIMAL = prepared.dumps(valid_minimal())
+TWO_REPO = prepared.dumps(valid_two_repo())
 
 
 def test_worked_example_bytes_are_the_specs() -> None:
@@ -153,7 +153,7 @@ def test_gates_not_demonstrated_without_eligible_repository() -> None:
     obj = valid_two_repo()
     obj["repositories"] = obj["repositories"][1:]
     obj["cases"] = [c for c in obj["cases"] if c["repositoryId"] == "repo-b"]
-    gates = {g["id"]: g for g in evaluate(builder.dumps(obj)).gate_assessment["gates"]}
+    gates = {g["id"]: g for g in evaluate(prepared.dumps(obj)).gate_assessment["gates"]}
     assert [gates[g]["status"] for g in ("G1", "G4a", "G4b", "G4c")] == ["fail"] + ["not_demonstrated"] * 3
 
 
@@ -180,13 +180,13 @@ def _selections(data: bytes) -> list[list[list[str] | None]]:
 @given(st.integers(0, 2**32 - 1))
 def test_selection_is_invariant_to_receipt_order(seed: int) -> None:
     obj = valid_two_repo()
-    before = _selections(builder.dumps(obj))
+    before = _selections(prepared.dumps(obj))
     rng = random.Random(seed)
     for case in obj["cases"]:
         bundle = case["structuralEvidence"]
         rng.shuffle(bundle["receipt"]["evidence"])
         rehash_bundle(bundle)
-    data = builder.dumps(obj)
+    data = prepared.dumps(obj)
     assert _selections(data) == before
     ids = [c["structuralEvidence"] and c["structuralEvidence"]["candidateIds"] for c in evaluate(data).result["cases"]]
     assert ids == [c["structuralEvidence"] and c["structuralEvidence"]["candidateIds"]
@@ -198,15 +198,15 @@ def test_selection_is_invariant_to_receipt_order(seed: int) -> None:
 def test_selection_is_invariant_to_truth(truth_index: list[int]) -> None:
     obj = valid_minimal()
     before = _selections(MINIMAL)
-    paths = builder.item_paths(obj["repositories"][0])
+    paths = prepared.item_paths(obj["repositories"][0])
     used: set[int] = set()
     for case, k in zip(obj["cases"], truth_index, strict=True):
         while k in used:
             k = (k + 1) % 12
         used.add(k)
         case["truth"] = [paths[k]]
-        builder.rehash_case(case, obj["repositories"][0])
-    assert _selections(builder.dumps(obj)) == before
+        prepared.rehash_case(case, obj["repositories"][0])
+    assert _selections(prepared.dumps(obj)) == before
 
 
 def test_evaluation_does_not_modify_the_parsed_input() -> None:

@@ -1,4 +1,4 @@
-"""Tests of the prepared-input builder (``tests/builder.py``), the example and the benchmark generator.
+"""Tests of the prepared-input builder (``tests/builders/prepared.py``), the example and the benchmark generator.
 
 The builder is checked against the worked example of SPEC §11 byte for byte and
 digest by digest; the re-hash helpers must leave a valid input unchanged; the
@@ -23,13 +23,10 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from ablation.canonical import canonical_digest, raw_digest  # noqa: E402
-from ablation.text import identity_tokens  # noqa: E402
-from tests import builder  # noqa: E402
+from ablation.canonical import canonical_digest, raw_digest
+from ablation.text import identity_tokens
+from tests.builders import prepared
+from tests.builders.paths import ROOT, load_script
 
 MINIMAL_SHA256 = "2a36b1e40c4024c0442e141d53af6b00aaacfe3bfc1322a52956f256f8980d10"
 TWO_REPO_SHA256 = "8552d8c46b7f9e9ef4d7e59143bd3f6a35cad46f2b88e19fa5f1dfb0d8045669"
@@ -80,45 +77,41 @@ def _minus(obj: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(path, name)
 
 
 @pytest.fixture(scope="module")
 def minimal() -> dict[str, Any]:
-    return builder.valid_minimal()
+    return prepared.valid_minimal()
 
 
 @pytest.fixture(scope="module")
 def two_repo() -> dict[str, Any]:
-    return builder.valid_two_repo()
+    return prepared.valid_two_repo()
 
 
 @pytest.fixture(scope="module")
 def small_synthetic() -> dict[str, Any]:
-    return builder.synthetic(2, 40, 10, evidence_per_receipt=6, present_fraction=(0.6, 0.9), seed=11)
+    return prepared.synthetic(2, 40, 10, evidence_per_receipt=6, present_fraction=(0.6, 0.9), seed=11)
 
 
 # --- SPEC §11.1 / §11.5 bytes -------------------------------------------------------------
 
 
 def test_valid_minimal_bytes_match_spec_11_1(minimal: dict[str, Any]) -> None:
-    data = builder.dumps(minimal)
+    data = prepared.dumps(minimal)
     assert len(data) == 161_960
     assert _sha256(data) == MINIMAL_SHA256
 
 
 def test_valid_two_repo_bytes_match_spec_11_5(two_repo: dict[str, Any]) -> None:
-    data = builder.dumps(two_repo)
+    data = prepared.dumps(two_repo)
     assert len(data) == 382_837
     assert _sha256(data) == TWO_REPO_SHA256
 
 
 def test_dumps_is_two_space_raw_utf8_with_trailing_newline() -> None:
-    assert builder.dumps({"a": ["é"]}) == '{\n  "a": [\n    "é"\n  ]\n}\n'.encode()
+    assert prepared.dumps({"a": ["é"]}) == '{\n  "a": [\n    "é"\n  ]\n}\n'.encode()
 
 
 # --- SPEC §11.1 / §11.2 intermediate digests ---------------------------------------------------
@@ -226,7 +219,7 @@ def test_repo_b_digests_match_spec_11_5(two_repo: dict[str, Any]) -> None:
     ids=["present", "absent", "invalid", "unreadable", "not_applicable"],
 )
 def test_source_list_item_defaults_follow_status(status: str, options: dict[str, Any], expected: tuple[Any, ...]) -> None:
-    item = builder.source_list_item("Src/Main.PY", status, **options)
+    item = prepared.source_list_item("Src/Main.PY", status, **options)
     assert list(item) == [
         "path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary", "readWhen", "metadataError",
     ]  # fmt: skip
@@ -236,35 +229,35 @@ def test_source_list_item_defaults_follow_status(status: str, options: dict[str,
 
 def test_tracked_path_records_encode_index_kinds_and_extra_paths() -> None:
     items = [
-        builder.source_list_item("a.js", "not_applicable", index_kind="symlink"),
-        builder.source_list_item("b.go", "not_applicable", index_kind="conflicted"),
-        builder.source_list_item("c.rs"),
+        prepared.source_list_item("a.js", "not_applicable", index_kind="symlink"),
+        prepared.source_list_item("b.go", "not_applicable", index_kind="conflicted"),
+        prepared.source_list_item("c.rs"),
     ]
-    data = builder.tracked_path_bytes(builder.tracked_path_records(items, ["README.md"]))
-    oid = builder.GIT_OBJECT_ID
+    data = prepared.tracked_path_bytes(prepared.tracked_path_records(items, ["README.md"]))
+    oid = prepared.GIT_OBJECT_ID
     records = [
         ("100644", 0, "README.md"), ("120000", 0, "a.js"), ("100644", 1, "b.go"), ("100644", 2, "b.go"),
         ("100644", 3, "b.go"), ("100644", 0, "c.rs"),
     ]  # fmt: skip
     assert data == b"".join(f"{mode} {oid} {stage}\t{path}\x00".encode() for mode, stage, path in records)
     with pytest.raises(ValueError, match="supported extension"):
-        builder.tracked_path_records(items, ["extra.py"])
+        prepared.tracked_path_records(items, ["extra.py"])
 
 
 def test_case_with_bundle_none_writes_null(minimal: dict[str, Any]) -> None:
     repo = minimal["repositories"][0]
-    case = builder.case(repo, "x", "Locate alpha.", ["src/alpha.js"], 1, bundle=None)
+    case = prepared.case(repo, "x", "Locate alpha.", ["src/alpha.js"], 1, bundle=None)
     assert case["structuralEvidence"] is None
     assert list(case)[-1] == "structuralEvidence"
 
 
 def test_structural_bundle_limits_grow_to_fit_evidence(minimal: dict[str, Any]) -> None:
     repo = minimal["repositories"][0]
-    evidence = [builder.match("src/alpha.js", line, "x" * 1000) for line in range(30)]
-    limits = builder.structural_bundle(repo, "Locate alpha.", evidence)["expectedRequest"]["limits"]
+    evidence = [prepared.match("src/alpha.js", line, "x" * 1000) for line in range(30)]
+    limits = prepared.structural_bundle(repo, "Locate alpha.", evidence)["expectedRequest"]["limits"]
     assert limits == {"maxCandidates": 30, "maxCandidatesPerFile": 30, "maxEvidenceBytes": 65536, "timeoutMs": 30000}
-    empty = builder.structural_bundle(repo, "Locate alpha.", [])["expectedRequest"]["limits"]
-    assert empty == builder.DEFAULT_LIMITS
+    empty = prepared.structural_bundle(repo, "Locate alpha.", [])["expectedRequest"]["limits"]
+    assert empty == prepared.DEFAULT_LIMITS
 
 
 # --- re-hash helpers --------------------------------------------------------------------
@@ -275,23 +268,23 @@ def test_rehash_input_leaves_a_valid_input_unchanged(preset: str) -> None:
     if preset == "example":
         obj = _load("make_example", ROOT / "examples" / "make_example.py").build_example()
     else:
-        obj = getattr(builder, preset)()
-    before = builder.dumps(obj)
-    assert builder.dumps(builder.rehash_input(obj)) == before
+        obj = getattr(prepared, preset)()
+    before = prepared.dumps(obj)
+    assert prepared.dumps(prepared.rehash_input(obj)) == before
 
 
 def test_rehash_input_leaves_synthetic_unchanged(small_synthetic: dict[str, Any]) -> None:
     obj = copy.deepcopy(small_synthetic)
-    assert builder.dumps(builder.rehash_input(obj)) == builder.dumps(small_synthetic)
+    assert prepared.dumps(prepared.rehash_input(obj)) == prepared.dumps(small_synthetic)
 
 
 def test_rehash_repository_after_payload_change_rebinds_and_rehashes(minimal: dict[str, Any]) -> None:
     obj = copy.deepcopy(minimal)
     repo = obj["repositories"][0]
     old = repo["sourceListArtifact"]["rawSha256"]
-    changed = builder.payload(repo)
+    changed = prepared.payload(repo)
     changed["items"][0]["summary"] = "a different owner record"
-    builder.rehash_repository(repo, payload=changed)
+    prepared.rehash_repository(repo, payload=changed)
     new = repo["sourceListArtifact"]["rawSha256"]
     prep, sample = repo["sourceListPreparation"], repo["metadataStalenessSample"]
     assert new != old
@@ -305,9 +298,9 @@ def test_rehash_repository_after_payload_change_rebinds_and_rehashes(minimal: di
 def test_rehash_repository_keeps_a_broken_binding(minimal: dict[str, Any]) -> None:
     repo = copy.deepcopy(minimal["repositories"][0])
     repo["sourceListPreparation"]["rawArtifactSha256"] = "sha256:" + "0" * 64  # the PREP-5 defect under test
-    changed = builder.payload(repo)
+    changed = prepared.payload(repo)
     changed["items"][1]["summary"] = "changed"
-    builder.rehash_repository(repo, payload=changed)
+    prepared.rehash_repository(repo, payload=changed)
     prep = repo["sourceListPreparation"]
     assert prep["rawArtifactSha256"] == "sha256:" + "0" * 64
     assert prep["observationDigest"] == canonical_digest(_minus(prep, "observationDigest"))
@@ -315,9 +308,9 @@ def test_rehash_repository_keeps_a_broken_binding(minimal: dict[str, Any]) -> No
 
 def test_rehash_repository_regenerates_git_evidence(minimal: dict[str, Any]) -> None:
     repo = copy.deepcopy(minimal["repositories"][0])
-    changed = builder.payload(repo)
+    changed = prepared.payload(repo)
     changed["items"][-1]["path"] = "src/zulu.js"
-    builder.rehash_repository(repo, payload=changed, regenerate_git=True)
+    prepared.rehash_repository(repo, payload=changed, regenerate_git=True)
     inventory = repo["sourceListPreparation"]["trackedPathInventory"]
     stdout = base64.b64decode(inventory["stdoutBase64"])
     assert stdout.endswith(b"\tsrc/zulu.js\0")
@@ -328,8 +321,8 @@ def test_rehash_case_follows_truth_and_ignores_truth_order(minimal: dict[str, An
     repo = minimal["repositories"][0]
     case = copy.deepcopy(minimal["cases"][0])
     case["truth"] = ["src/zeta.js", "src/alpha.js"]
-    builder.rehash_case(case, repo)
-    reordered = builder.rehash_case({**copy.deepcopy(case), "truth": ["src/alpha.js", "src/zeta.js"]}, repo)
+    prepared.rehash_case(case, repo)
+    reordered = prepared.rehash_case({**copy.deepcopy(case), "truth": ["src/alpha.js", "src/zeta.js"]}, repo)
     assert case["targetBasisDigest"] == reordered["targetBasisDigest"] != minimal["cases"][0]["targetBasisDigest"]
     assert case["intentSignature"] == canonical_digest(identity_tokens(case["question"]))
     assert case["questionId"] == "question:" + canonical_digest(
@@ -340,7 +333,7 @@ def test_rehash_case_follows_truth_and_ignores_truth_order(minimal: dict[str, An
 def test_rehash_bundle_after_observation_change(minimal: dict[str, Any]) -> None:
     bundle = copy.deepcopy(minimal["cases"][0]["structuralEvidence"])
     bundle["executionObservation"]["process"]["exitCode"] = 1
-    builder.rehash_bundle(bundle)
+    prepared.rehash_bundle(bundle)
     observation = bundle["executionObservation"]
     raw = observation["rawEvidence"]
     assert json.loads(raw["processJson"]) == observation["process"]
@@ -356,7 +349,7 @@ def test_rehash_bundle_after_evidence_change(minimal: dict[str, Any]) -> None:
     bundle = copy.deepcopy(minimal["cases"][0]["structuralEvidence"])
     receipt = bundle["receipt"]
     receipt["evidence"][0]["identity"]["range"]["end"]["column"] = 9
-    builder.rehash_bundle(bundle)
+    prepared.rehash_bundle(bundle)
     raw = bundle["executionObservation"]["rawEvidence"]
     assert receipt["evidence"][0]["id"] == "candidate:" + canonical_digest(receipt["evidence"][0]["identity"])
     assert receipt["receiptDigest"] == canonical_digest(_minus(receipt, "receiptDigest"))
@@ -369,7 +362,7 @@ def test_rehash_bundle_keeps_named_texts(minimal: dict[str, Any]) -> None:
     bundle = copy.deepcopy(minimal["cases"][0]["structuralEvidence"])
     raw = bundle["executionObservation"]["rawEvidence"]
     raw["requestJson"] = '{"question": NaN}\n'  # the OBS-22 defect under test
-    builder.rehash_bundle(bundle, keep=["requestJson"])
+    prepared.rehash_bundle(bundle, keep=["requestJson"])
     assert raw["requestJson"] == '{"question": NaN}\n'
     assert raw["requestSha256"] == raw_digest(raw["requestJson"])
     assert bundle["executionObservation"]["requestArtifact"]["sha256"] == raw["requestSha256"]
@@ -380,7 +373,7 @@ def test_rehash_bundle_tolerates_missing_members(minimal: dict[str, Any]) -> Non
     bundle = copy.deepcopy(minimal["cases"][0]["structuralEvidence"])
     del bundle["executionObservation"]["rawEvidence"]
     del bundle["receipt"]["evidence"]
-    builder.rehash_bundle(bundle)
+    prepared.rehash_bundle(bundle)
     observation = bundle["executionObservation"]
     assert observation["observationDigest"] == canonical_digest(_minus(observation, "observationDigest"))
 
@@ -389,12 +382,12 @@ def test_rehash_bundle_tolerates_missing_members(minimal: dict[str, Any]) -> Non
 
 
 def test_synthetic_is_deterministic(small_synthetic: dict[str, Any]) -> None:
-    again = builder.synthetic(2, 40, 10, evidence_per_receipt=6, present_fraction=(0.6, 0.9), seed=11)
-    data = builder.dumps(small_synthetic)
-    assert builder.dumps(again) == data
+    again = prepared.synthetic(2, 40, 10, evidence_per_receipt=6, present_fraction=(0.6, 0.9), seed=11)
+    data = prepared.dumps(small_synthetic)
+    assert prepared.dumps(again) == data
     assert _sha256(data) == SYNTHETIC_SMALL_SHA256
-    other = builder.synthetic(2, 40, 10, evidence_per_receipt=6, present_fraction=(0.6, 0.9), seed=12)
-    assert builder.dumps(other) != data
+    other = prepared.synthetic(2, 40, 10, evidence_per_receipt=6, present_fraction=(0.6, 0.9), seed=12)
+    assert prepared.dumps(other) != data
 
 
 def test_synthetic_meets_the_rules_it_promises(small_synthetic: dict[str, Any]) -> None:
@@ -402,7 +395,7 @@ def test_synthetic_meets_the_rules_it_promises(small_synthetic: dict[str, Any]) 
     repos = {repo["id"]: repo for repo in obj["repositories"]}
     assert len(repos) == 2
     for repo in repos.values():
-        paths = builder.item_paths(repo)
+        paths = prepared.item_paths(repo)
         assert len(paths) == 40
         encoded = [p.encode() for p in paths]
         assert encoded == sorted(set(encoded))  # SL-31
@@ -414,7 +407,7 @@ def test_synthetic_meets_the_rules_it_promises(small_synthetic: dict[str, Any]) 
     assert len({(c["repositoryId"], c["intentSignature"]) for c in obj["cases"]}) == 20  # CASE-15
     assert len({(c["repositoryId"], c["targetBasisDigest"]) for c in obj["cases"]}) == 20  # CASE-16
     for case in obj["cases"]:
-        paths = set(builder.item_paths(repos[case["repositoryId"]]))
+        paths = set(prepared.item_paths(repos[case["repositoryId"]]))
         assert set(case["truth"]) <= paths
         receipt = case["structuralEvidence"]["receipt"]
         limits = receipt["request"]["limits"]
@@ -429,13 +422,13 @@ def test_synthetic_meets_the_rules_it_promises(small_synthetic: dict[str, Any]) 
 
 def test_synthetic_rejects_impossible_shapes() -> None:
     with pytest.raises(ValueError, match="paths of 5-8 bytes"):
-        builder.synthetic(1, 100, 10, seed=1, path_bytes=(5, 8))
+        prepared.synthetic(1, 100, 10, seed=1, path_bytes=(5, 8))
     with pytest.raises(ValueError, match="cannot make 500 distinct paths of 14-15 bytes"):
-        builder.synthetic(1, 500, 10, seed=1, path_bytes=(14, 15))
+        prepared.synthetic(1, 500, 10, seed=1, path_bytes=(14, 15))
     with pytest.raises(ValueError, match="distinct truth sets"):
-        builder.synthetic(1, 1, 10, seed=1)
+        prepared.synthetic(1, 1, 10, seed=1)
     with pytest.raises(ValueError, match="unsupported shape"):
-        builder.synthetic(1, 20_001, 10, seed=1)
+        prepared.synthetic(1, 20_001, 10, seed=1)
 
 
 # --- examples/ and benchmarks/ ------------------------------------------------------------
@@ -443,7 +436,7 @@ def test_synthetic_rejects_impossible_shapes() -> None:
 
 def test_example_regenerates_the_committed_bytes() -> None:
     make_example = _load("make_example", ROOT / "examples" / "make_example.py")
-    data = builder.dumps(make_example.build_example())
+    data = prepared.dumps(make_example.build_example())
     assert data == (ROOT / "examples" / "prepared-input.json").read_bytes()
     expected_line = f"{_sha256(data)}  prepared-input.json\n"
     assert (ROOT / "examples" / "prepared-input.json.sha256").read_text(encoding="utf-8") == expected_line
@@ -458,7 +451,7 @@ def test_example_has_the_documented_shape() -> None:
     assert coverage == {"ledger-api": (14, 18), "console-web": (6, 15), "edge-router": (10, 13)}
     assert Counter(c["repositoryId"] for c in obj["cases"]) == {"ledger-api": 10, "console-web": 10, "edge-router": 10}
     assert any(not c["question"].isascii() for c in obj["cases"])
-    assert "src/i18n/übersetzungen.ts" in builder.item_paths(obj["repositories"][1])
+    assert "src/i18n/übersetzungen.ts" in prepared.item_paths(obj["repositories"][1])
 
 
 def test_benchmark_scale_s_matches_its_recorded_sha256() -> None:
@@ -485,7 +478,7 @@ def test_builder_output_verifies(preset: str, tmp_path: Path, small_synthetic: d
     if preset == "example":
         shutil.copyfile(ROOT / "examples" / "prepared-input.json", target)
     else:
-        obj = small_synthetic if preset == "synthetic" else getattr(builder, preset)()
-        target.write_bytes(builder.dumps(obj))
+        obj = small_synthetic if preset == "synthetic" else getattr(prepared, preset)()
+        target.write_bytes(prepared.dumps(obj))
     completed = subprocess.run([*command, str(target)], cwd=ROOT, capture_output=True, text=True, check=False)
     assert completed.returncode == 0, completed.stderr

@@ -1,8 +1,8 @@
 """The evidence bundle: determinism, refusals, the tamper suite, keys and signatures (issue 5).
 
 Inputs come from the project's builder (SPEC §11.1's valid-minimal input, with
-valid structural bundles) or, without it, from SPEC §11.1's conformance copy in
-``../shared``; the realistic real-repository input is read from ``../shared``.
+valid structural bundles); the realistic real-repository input is read from
+``../shared``.
 """
 
 from __future__ import annotations
@@ -23,29 +23,13 @@ import pytest
 
 from ablation.bundle import layout, reader, sums, tarformat
 from ablation.canonical import canonical_digest
-from ablation.cli import main
+from tests.builders import prepared
+from tests.builders.paths import INPUTS, ROOT
+from tests.builders.run import run_ablation
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-REALISTIC = SHARED / "inputs" / "realistic.json.gz"
-MINIMAL_COPY = SHARED / "conformance" / "accept-json-trailing-whitespace" / "input.json"
+REALISTIC = INPUTS / "realistic.json.gz"
 
 Member = tuple[tarfile.TarInfo, bytes | None]
-
-
-def _minimal_bytes() -> bytes:
-    try:
-        import builder  # noqa: PLC0415 - the project's fixture builder, beside this file
-
-        return builder.dumps(builder.valid_minimal())
-    except (ImportError, AttributeError):
-        if not MINIMAL_COPY.is_file():
-            pytest.skip(f"neither tests/builder.py nor {MINIMAL_COPY} is available")
-        return MINIMAL_COPY.read_bytes()
-
-
-def _cli(*args: object) -> int:
-    return main([str(a) for a in args])
 
 
 @pytest.fixture(autouse=True)
@@ -57,8 +41,8 @@ def _no_source_date_epoch(monkeypatch: pytest.MonkeyPatch) -> None:
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A prepared input, its results file and extra evidence (one file, one folder)."""
     folder = tmp_path_factory.mktemp("run")
-    (folder / "prepared.json").write_bytes(_minimal_bytes())
-    assert _cli("run", "--input", folder / "prepared.json", "--output", folder / "results.json") == 0
+    (folder / "prepared.json").write_bytes(prepared.dumps(prepared.valid_minimal()))
+    assert run_ablation("run", "--input", folder / "prepared.json", "--output", folder / "results.json") == 0
     (folder / "notes.txt").write_text("operator notes\n", encoding="utf-8")
     logs = folder / "logs"
     (logs / "b").mkdir(parents=True)
@@ -68,7 +52,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _archive(run_dir: Path, bundle: Path, *extra: object) -> int:
-    return _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+    return run_ablation("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
                 "--bundle", bundle, "--evidence", run_dir / "notes.txt", "--evidence", run_dir / "logs", *extra)  # fmt: skip
 
 
@@ -84,8 +68,8 @@ def bundle(run_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def keys(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """(private key, its public key, an unrelated public key)."""
     folder = tmp_path_factory.mktemp("keys")
-    assert _cli("keygen", "--private-key", folder / "k.pem", "--public-key", folder / "k.pub") == 0
-    assert _cli("keygen", "--private-key", folder / "other.pem", "--public-key", folder / "other.pub") == 0
+    assert run_ablation("keygen", "--private-key", folder / "k.pem", "--public-key", folder / "k.pub") == 0
+    assert run_ablation("keygen", "--private-key", folder / "other.pem", "--public-key", folder / "other.pub") == 0
     return folder / "k.pem", folder / "k.pub", folder / "other.pub"
 
 
@@ -169,7 +153,7 @@ def _archive_in_subprocess(run_dir: Path, cwd: Path, umask: int) -> tuple[subpro
     bundle made inside pytest is not comparable with one made by the CLI.
     """
     env = {k: v for k, v in os.environ.items() if k != "SOURCE_DATE_EPOCH"}
-    env["PYTHONPATH"] = str(REPO)
+    env["PYTHONPATH"] = str(ROOT)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     relative = os.path.relpath(run_dir, cwd)
     completed = subprocess.run(
@@ -200,7 +184,7 @@ def test_source_date_epoch_sets_every_mtime(run_dir: Path, tmp_path: Path, monke
     assert _archive(run_dir, path) == 0
     with tarfile.open(path, "r:gz") as tar:
         assert {m.mtime for m in tar} == {1700000000}
-    assert _cli("verify-archive", path) == 0
+    assert run_ablation("verify-archive", path) == 0
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
     capsys.readouterr()
     assert _archive(run_dir, tmp_path / "bad.tar.gz") == 2
@@ -208,7 +192,7 @@ def test_source_date_epoch_sets_every_mtime(run_dir: Path, tmp_path: Path, monke
 
 
 def test_untouched_bundle_verifies(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli("verify-archive", bundle) == 0
+    assert run_ablation("verify-archive", bundle) == 0
     out = capsys.readouterr().out
     assert f"bundle sha256          {_sha(bundle)}" in out
     assert "result and gateAssessment recomputed here equal results.json byte-for-byte" in out
@@ -232,7 +216,7 @@ def test_archive_refuses_results_of_another_input(run_dir: Path, tmp_path: Path,
     results["inputSha256"] = "0" * 64
     other = tmp_path / "other-results.json"
     other.write_text(json.dumps(results), encoding="utf-8")
-    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", other, "--bundle", tmp_path / "b.tar.gz")
+    code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", other, "--bundle", tmp_path / "b.tar.gz")
     assert code == 3
     assert "inputSha256 0000" in capsys.readouterr().err
     assert not (tmp_path / "b.tar.gz").exists()
@@ -244,7 +228,7 @@ def test_archive_refuses_results_that_differ_from_the_recomputation(run_dir: Pat
     assert '"numericGatesPassed": false' in text
     changed = tmp_path / "changed.json"
     changed.write_text(text.replace('"numericGatesPassed": false', '"numericGatesPassed": true'), encoding="utf-8")
-    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", changed, "--bundle", tmp_path / "b.tar.gz")
+    code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", changed, "--bundle", tmp_path / "b.tar.gz")
     assert code == 3
     assert "gateAssessment differs from the recomputation at /gateAssessment/numericGatesPassed" in capsys.readouterr().err
 
@@ -256,7 +240,7 @@ def test_archive_refuses_an_input_that_does_not_validate(run_dir: Path, tmp_path
     results = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
     results["inputSha256"] = hashlib.sha256(broken).hexdigest()
     (tmp_path / "results.json").write_text(json.dumps(results), encoding="utf-8")
-    code = _cli("archive", "--input", tmp_path / "broken.json", "--results", tmp_path / "results.json",
+    code = run_ablation("archive", "--input", tmp_path / "broken.json", "--results", tmp_path / "results.json",
                 "--bundle", tmp_path / "b.tar.gz")  # fmt: skip
     assert code == 4
     assert "TOP-14" in capsys.readouterr().err
@@ -264,7 +248,7 @@ def test_archive_refuses_an_input_that_does_not_validate(run_dir: Path, tmp_path
 
 def test_archive_refuses_an_unreadable_evidence_path(run_dir: Path, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+    code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
                 "--bundle", tmp_path / "b.tar.gz", "--evidence", tmp_path / "missing")  # fmt: skip
     assert code == 2
     assert "does not exist" in capsys.readouterr().err
@@ -275,7 +259,7 @@ def test_archive_refuses_symlinks_inside_an_evidence_folder(run_dir: Path, tmp_p
     folder = tmp_path / "ev"
     folder.mkdir()
     (folder / "link").symlink_to("/etc/hostname")
-    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+    code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
                 "--bundle", tmp_path / "b.tar.gz", "--evidence", folder)  # fmt: skip
     assert code == 2
     assert "symbolic link 'link'" in capsys.readouterr().err
@@ -287,7 +271,7 @@ def test_archive_refuses_a_symlink_given_as_evidence(run_dir: Path, tmp_path: Pa
     (tmp_path / "to-folder").symlink_to(run_dir / "logs", target_is_directory=True)
     for given in (tmp_path / "to-file", tmp_path / "to-folder", f"{tmp_path / 'to-folder'}/"):
         capsys.readouterr()
-        code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+        code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
                     "--bundle", tmp_path / "b.tar.gz", "--evidence", given)  # fmt: skip
         assert code == 2
         err = capsys.readouterr().err
@@ -308,12 +292,12 @@ def test_names_with_unicode_line_breaks_archive_and_verify(run_dir: Path, tmp_pa
     (tmp_path / "c\u2029").write_bytes(b"y")
     (tmp_path / "folder").mkdir()
     (tmp_path / "folder" / "d\u0085e").write_bytes(b"z")
-    code = _cli("archive", "--input", given, "--results", run_dir / "results.json", "--bundle", tmp_path / "b.tar.gz",
+    code = run_ablation("archive", "--input", given, "--results", run_dir / "results.json", "--bundle", tmp_path / "b.tar.gz",
                 "--evidence", tmp_path / "a\u2028b.txt", "--evidence", tmp_path / "c\u2029",
                 "--evidence", tmp_path / "folder")  # fmt: skip
     assert code == 0, capsys.readouterr().err
     capsys.readouterr()
-    assert _cli("verify-archive", tmp_path / "b.tar.gz") == 0, capsys.readouterr().err
+    assert run_ablation("verify-archive", tmp_path / "b.tar.gz") == 0, capsys.readouterr().err
     members = _read_members(tmp_path / "b.tar.gz")
     sums = members[_find(members, "SHA256SUMS")][1].decode()  # type: ignore[union-attr]
     for name in ("input/in\u0085put\u2028.json", "extra/a\u2028b.txt", "extra/c\u2029", "extra/folder/d\u0085e"):
@@ -333,7 +317,7 @@ def test_names_a_sums_line_cannot_hold_are_refused_at_archive_time(name: str, ru
                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     (tmp_path / name).write_bytes(b"x")
     capsys.readouterr()
-    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
+    code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", run_dir / "results.json",
                 "--bundle", tmp_path / "b.tar.gz", "--evidence", tmp_path / name)  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err
@@ -506,7 +490,7 @@ def test_tampered_bundle_fails_naming_the_member(name: str, bundle: Path, tmp_pa
     path = tmp_path / "tampered.tar.gz"
     _write_members(path, members)
     capsys.readouterr()
-    assert _cli("verify-archive", path) == 3
+    assert run_ablation("verify-archive", path) == 3
     err = capsys.readouterr().err
     assert err.startswith("ablation: ")
     assert expected in err, err
@@ -605,7 +589,7 @@ def test_malformed_results_or_identity_fail_on_one_line(name: str, bundle: Path,
     path = tmp_path / "malformed.tar.gz"
     _write_members(path, members)
     capsys.readouterr()
-    assert _cli("verify-archive", path) == 3
+    assert run_ablation("verify-archive", path) == 3
     err = capsys.readouterr().err
     assert err.startswith("ablation: ablation-bundle-"), err
     assert expected in err, err
@@ -616,9 +600,9 @@ def test_gz_input_needs_its_gzip_hash_in_the_results(run_dir: Path, tmp_path: Pa
                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     gz = tmp_path / "prepared.json.gz"
     gz.write_bytes(gzip.compress((run_dir / "prepared.json").read_bytes(), mtime=0))
-    assert _cli("run", "--input", gz, "--output", tmp_path / "gz-results.json") == 0
-    assert _cli("archive", "--input", gz, "--results", tmp_path / "gz-results.json", "--bundle", tmp_path / "gz.tar.gz") == 0
-    assert _cli("verify-archive", tmp_path / "gz.tar.gz") == 0
+    assert run_ablation("run", "--input", gz, "--output", tmp_path / "gz-results.json") == 0
+    assert run_ablation("archive", "--input", gz, "--results", tmp_path / "gz-results.json", "--bundle", tmp_path / "gz.tar.gz") == 0
+    assert run_ablation("verify-archive", tmp_path / "gz.tar.gz") == 0
     members = _read_members(tmp_path / "gz.tar.gz")
     _consistent("results.json", _results_edit(lambda r: r.pop("inputGzipSha256")))(members)
     _write_members(tmp_path / "no-gzip-hash.tar.gz", members)
@@ -626,15 +610,15 @@ def test_gz_input_needs_its_gzip_hash_in_the_results(run_dir: Path, tmp_path: Pa
     _consistent("results.json", _results_edit(lambda r: r.update(inputGzipSha256="e" * 64)))(members)
     _write_members(tmp_path / "other-gzip-hash.tar.gz", members)
     capsys.readouterr()
-    assert _cli("verify-archive", tmp_path / "no-gzip-hash.tar.gz") == 3
+    assert run_ablation("verify-archive", tmp_path / "no-gzip-hash.tar.gz") == 3
     assert "results.json: has no inputGzipSha256, but input/prepared.json.gz is a .gz file" in capsys.readouterr().err
-    assert _cli("verify-archive", tmp_path / "other-gzip-hash.tar.gz") == 3
+    assert run_ablation("verify-archive", tmp_path / "other-gzip-hash.tar.gz") == 3
     assert f"results.json: inputGzipSha256 {'e' * 64} is not the SHA-256 " in capsys.readouterr().err
     # archive refuses the same mismatches before writing anything
-    code = _cli("archive", "--input", gz, "--results", run_dir / "results.json", "--bundle", tmp_path / "x.tar.gz")
+    code = run_ablation("archive", "--input", gz, "--results", run_dir / "results.json", "--bundle", tmp_path / "x.tar.gz")
     assert code == 3
     assert "has no inputGzipSha256, but input" in capsys.readouterr().err
-    code = _cli("archive", "--input", run_dir / "prepared.json", "--results", tmp_path / "gz-results.json",
+    code = run_ablation("archive", "--input", run_dir / "prepared.json", "--results", tmp_path / "gz-results.json",
                 "--bundle", tmp_path / "y.tar.gz")  # fmt: skip
     assert code == 3
     assert "has inputGzipSha256" in capsys.readouterr().err
@@ -660,7 +644,7 @@ def test_archive_refuses_a_malformed_results_file(change: Callable[[bytes], byte
     results = tmp_path / "results.json"
     results.write_bytes(change((run_dir / "results.json").read_bytes()))
     capsys.readouterr()
-    assert _cli("archive", "--input", run_dir / "prepared.json", "--results", results,
+    assert run_ablation("archive", "--input", run_dir / "prepared.json", "--results", results,
                 "--bundle", tmp_path / "b.tar.gz") == code  # fmt: skip
     err = capsys.readouterr().err
     assert f"ablation: results file {str(results)!r}: " in err
@@ -677,7 +661,7 @@ def test_notes_checks_the_bundled_input_hashes(bundle: Path, tmp_path: Path, cap
     results = tmp_path / "results.json"
     results.write_bytes(members[_find(members, "results.json")][1])  # type: ignore[arg-type]
     capsys.readouterr()
-    assert _cli("notes", "--results", results, "--bundle", path) == 3
+    assert run_ablation("notes", "--results", results, "--bundle", path) == 3
     err = capsys.readouterr().err
     assert f"results.json: has inputGzipSha256 {'f' * 64}, but ablation-bundle-" in err
     assert err.count("\n") == 1
@@ -687,7 +671,7 @@ def test_rewritten_but_untouched_bundle_still_verifies(bundle: Path, tmp_path: P
     """The tamper helper itself changes nothing that verification cares about."""
     path = tmp_path / "rewritten.tar.gz"
     _write_members(path, _read_members(bundle))
-    assert _cli("verify-archive", path) == 0
+    assert run_ablation("verify-archive", path) == 0
 
 
 def test_changed_identity_is_reported_not_an_error(bundle: Path, tmp_path: Path,
@@ -700,7 +684,7 @@ def test_changed_identity_is_reported_not_an_error(bundle: Path, tmp_path: Path,
     path = tmp_path / "other-identity.tar.gz"
     _write_members(path, members)
     capsys.readouterr()
-    assert _cli("verify-archive", path) == 0
+    assert run_ablation("verify-archive", path) == 0
     out = capsys.readouterr().out
     assert "identity: identity.json DIFFERS from the current evaluator identity at /measured/platform/machine" in out
 
@@ -718,7 +702,7 @@ def test_unreadable_bundle_fails_with_integrity_error(data: bytes, expected: str
                                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     path = tmp_path / "junk.tar.gz"
     path.write_bytes(data)
-    assert _cli("verify-archive", path) == 3
+    assert run_ablation("verify-archive", path) == 3
     assert expected in capsys.readouterr().err
 
 
@@ -726,7 +710,7 @@ def test_truncated_bundle_fails(bundle: Path, tmp_path: Path, capsys: pytest.Cap
     raw = gzip.decompress(bundle.read_bytes())
     path = tmp_path / "truncated.tar.gz"
     path.write_bytes(tarformat.compress([raw[: len(raw) // 2]]))
-    assert _cli("verify-archive", path) == 3
+    assert run_ablation("verify-archive", path) == 3
     assert "ablation: " in capsys.readouterr().err
 
 
@@ -734,19 +718,19 @@ def test_appended_garbage_after_the_tar_fails(bundle: Path, tmp_path: Path, caps
     raw = gzip.decompress(bundle.read_bytes())
     path = tmp_path / "appended.tar.gz"
     path.write_bytes(tarformat.compress([raw + b"garbage" + b"\0" * 505]))
-    assert _cli("verify-archive", path) == 3
+    assert run_ablation("verify-archive", path) == 3
     assert "not a tar header" in capsys.readouterr().err
 
 
 def test_oversize_member_is_rejected_before_reading(monkeypatch: pytest.MonkeyPatch, bundle: Path, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     monkeypatch.setattr(reader, "MAX_MEMBER_BYTES", 100)
-    assert _cli("verify-archive", bundle) == 3
+    assert run_ablation("verify-archive", bundle) == 3
     assert "over the 1 GiB member limit" in capsys.readouterr().err
 
 
 def test_verify_archive_missing_file_is_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli("verify-archive", tmp_path / "nope.tar.gz") == 2
+    assert run_ablation("verify-archive", tmp_path / "nope.tar.gz") == 2
     assert "cannot read bundle" in capsys.readouterr().err
 
 
@@ -760,11 +744,11 @@ def test_keygen_writes_pem_files_and_refuses_existing(keys: tuple[Path, Path, Pa
     assert public.read_bytes().startswith(b"-----BEGIN PUBLIC KEY-----\n")
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
     before = private.read_bytes()
-    assert _cli("keygen", "--private-key", private, "--public-key", tmp_path / "new.pub") == 5
+    assert run_ablation("keygen", "--private-key", private, "--public-key", tmp_path / "new.pub") == 5
     assert private.read_bytes() == before
     assert not (tmp_path / "new.pub").exists()
     assert "already exists" in capsys.readouterr().err
-    assert _cli("keygen", "--private-key", tmp_path / "new.pem", "--public-key", public) == 5
+    assert run_ablation("keygen", "--private-key", tmp_path / "new.pem", "--public-key", public) == 5
     assert not (tmp_path / "new.pem").exists()
 
 
@@ -775,19 +759,19 @@ def test_signed_bundle_verifies_with_its_key(signed_bundle: Path, keys: tuple[Pa
     assert len(sig) == 1
     assert sig[0].size == 64
     capsys.readouterr()
-    assert _cli("verify-archive", signed_bundle, "--public-key", keys[1]) == 0
+    assert run_ablation("verify-archive", signed_bundle, "--public-key", keys[1]) == 0
     assert "signature: SHA256SUMS.sig verified with public key sha256:" in capsys.readouterr().out
 
 
 def test_signed_bundle_without_key_is_reported_unchecked(signed_bundle: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    assert _cli("verify-archive", signed_bundle) == 0
+    assert run_ablation("verify-archive", signed_bundle) == 0
     assert "SHA256SUMS.sig present but NOT checked" in capsys.readouterr().out
 
 
 def test_signed_bundle_fails_with_another_key(signed_bundle: Path, keys: tuple[Path, Path, Path],
                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    assert _cli("verify-archive", signed_bundle, "--public-key", keys[2]) == 3
+    assert run_ablation("verify-archive", signed_bundle, "--public-key", keys[2]) == 3
     assert "SHA256SUMS.sig: not a valid signature over SHA256SUMS" in capsys.readouterr().err
 
 
@@ -802,13 +786,13 @@ def test_signature_over_other_content_fails(signed_bundle: Path, keys: tuple[Pat
     path = tmp_path / "resigned.tar.gz"
     _write_members(path, members)
     capsys.readouterr()
-    assert _cli("verify-archive", path, "--public-key", keys[1]) == 3
+    assert run_ablation("verify-archive", path, "--public-key", keys[1]) == 3
     assert "SHA256SUMS.sig: not a valid signature over SHA256SUMS" in capsys.readouterr().err
 
 
 def test_unsigned_bundle_fails_when_a_key_is_given(bundle: Path, keys: tuple[Path, Path, Path],
                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    assert _cli("verify-archive", bundle, "--public-key", keys[1]) == 3
+    assert run_ablation("verify-archive", bundle, "--public-key", keys[1]) == 3
     assert "SHA256SUMS.sig: missing, but a public key was given" in capsys.readouterr().err
 
 
@@ -825,20 +809,19 @@ def test_sign_key_must_be_an_ed25519_private_key(run_dir: Path, keys: tuple[Path
 
 def test_raw_strings_that_are_not_strings_are_listed_not_extracted(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    builder = pytest.importorskip("builder", reason="needs tests/builder.py to shape bundle defects")
-    document = builder.valid_minimal()
+    document = prepared.valid_minimal()
     raw = lambda c: document["cases"][c]["structuralEvidence"]["executionObservation"]["rawEvidence"]  # noqa: E731
     raw(0)["stdout"] = 5
     document["cases"][1]["structuralEvidence"] = None
     raw(2)["stderr"] = "LONE-SURROGATE"
     raw(3)["stdout"] = "DUPLICATE"
-    data = builder.dumps(document).replace(b'"LONE-SURROGATE"', b'"\\ud800"')
+    data = prepared.dumps(document).replace(b'"LONE-SURROGATE"', b'"\\ud800"')
     data = data.replace(b'"stdout": "DUPLICATE"', b'"stdout": "one", "stdout": "two"')
     (tmp_path / "in.json").write_bytes(data)
-    assert _cli("run", "--input", tmp_path / "in.json", "--output", tmp_path / "out.json") == 0
-    assert _cli("archive", "--input", tmp_path / "in.json", "--results", tmp_path / "out.json",
+    assert run_ablation("run", "--input", tmp_path / "in.json", "--output", tmp_path / "out.json") == 0
+    assert run_ablation("archive", "--input", tmp_path / "in.json", "--results", tmp_path / "out.json",
                 "--bundle", tmp_path / "b.tar.gz") == 0  # fmt: skip
-    assert _cli("verify-archive", tmp_path / "b.tar.gz") == 0
+    assert run_ablation("verify-archive", tmp_path / "b.tar.gz") == 0
     members = {info.name.split("/", 1)[1]: data for info, data in _read_members(tmp_path / "b.tar.gz") if data is not None}
     index = json.loads(members["evidence/index.json"])
     assert "evidence/cases/0000/sci-stdout.txt" not in members
@@ -865,13 +848,13 @@ def test_realistic_input_archives_deterministically(tmp_path: Path, capsys: pyte
     if not REALISTIC.is_file():
         pytest.skip(f"{REALISTIC} is not available (../shared is absent)")
     results = tmp_path / "results.json"
-    assert _cli("run", "--input", REALISTIC, "--input-sha256",
+    assert run_ablation("run", "--input", REALISTIC, "--input-sha256",
                 "5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa", "--output", results) == 0  # fmt: skip
     for name in ("one.tar.gz", "two.tar.gz"):
-        assert _cli("archive", "--input", REALISTIC, "--results", results, "--bundle", tmp_path / name) == 0
+        assert run_ablation("archive", "--input", REALISTIC, "--results", results, "--bundle", tmp_path / name) == 0
     assert _sha(tmp_path / "one.tar.gz") == _sha(tmp_path / "two.tar.gz")
     capsys.readouterr()
-    assert _cli("verify-archive", tmp_path / "one.tar.gz") == 0
+    assert run_ablation("verify-archive", tmp_path / "one.tar.gz") == 0
     out = capsys.readouterr().out
     assert "input                  input/realistic.json.gz" in out
     assert "input sha256           5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa" in out

@@ -24,9 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from ablation import identity
 from ablation.canonical import canonical_digest
 from ablation.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / "examples" / "prepared-input.json"
+from tests.builders.paths import EXAMPLE
 
 _MEASURED = {"python": "3.11.fixed", "package": "ablation-pinned", "note": "a fixed identity for the pin"}
 FIXED_IDENTITY = {

@@ -15,23 +15,19 @@ import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ablation.bundle import keys, tarformat
-from ablation.cli import main
+from tests.builders.paths import EXAMPLE, ROOT
+from tests.builders.run import run_ablation
 
-REPO = Path(__file__).resolve().parents[1]
-EXAMPLE = REPO / "examples" / "prepared-input.json"
 BLOCK = 512
 P = 2**255 - 19
 L = 2**252 + 27742317777372353535851937790883648493
 
-
-def _cli(*args: object) -> int:
-    return main([str(a) for a in args])
 
 
 @pytest.fixture(scope="module")
@@ -39,15 +35,15 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the example input, its results file and an unsigned bundle ``b.tar.gz``."""
     folder = tmp_path_factory.mktemp("hostile")
     (folder / "in.json").write_bytes(EXAMPLE.read_bytes())
-    assert _cli("run", "--input", folder / "in.json", "--output", folder / "results.json") == 0
-    assert _cli("archive", "--input", folder / "in.json", "--results", folder / "results.json",
+    assert run_ablation("run", "--input", folder / "in.json", "--output", folder / "results.json") == 0
+    assert run_ablation("archive", "--input", folder / "in.json", "--results", folder / "results.json",
                 "--bundle", folder / "b.tar.gz") == 0  # fmt: skip
     return folder
 
 
 def _refused(path: Path, capsys: pytest.CaptureFixture[str], *args: object, code: int = 3) -> str:
     capsys.readouterr()
-    assert _cli("verify-archive", path, *args) == code
+    assert run_ablation("verify-archive", path, *args) == code
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     assert err.startswith("ablation: ")
@@ -193,7 +189,7 @@ def test_verify_archive_prints_the_content_digest(made: Path, capsys: pytest.Cap
     import hashlib  # noqa: PLC0415
 
     capsys.readouterr()
-    assert _cli("verify-archive", made / "b.tar.gz") == 0
+    assert run_ablation("verify-archive", made / "b.tar.gz") == 0
     out = capsys.readouterr().out
     sums = tarfile.open(made / "b.tar.gz").extractfile(f"{_top(made)}/SHA256SUMS").read()  # type: ignore[union-attr]
     assert f"  content sha256         {hashlib.sha256(sums).hexdigest()} (SHA-256 of SHA256SUMS" in out
@@ -252,7 +248,7 @@ def test_the_identity_point_forgery_is_refused(made: Path, tmp_path: Path, capsy
     path.write_bytes(_framed(tar[:after_sums] + sig + tar[after_sums : _members_end(tar)]))
     (tmp_path / "identity.pub").write_bytes(_pem(identity))
     capsys.readouterr()
-    assert _cli("verify-archive", path) == 0  # the signature is reported unchecked without a key
+    assert run_ablation("verify-archive", path) == 0  # the signature is reported unchecked without a key
     err = _refused(path, capsys, "--public-key", tmp_path / "identity.pub", code=2)
     assert "is a weak Ed25519 key: a small-order point (y = 1)" in err
 
@@ -271,12 +267,12 @@ def test_sign_key_is_checked_too(made: Path, tmp_path: Path, capsys: pytest.Capt
     key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
     (tmp_path / "k.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                                        serialization.NoEncryption()))  # fmt: skip
-    assert _cli("archive", "--input", made / "in.json", "--results", made / "results.json",
+    assert run_ablation("archive", "--input", made / "in.json", "--results", made / "results.json",
                 "--bundle", tmp_path / "s.tar.gz", "--sign-key", tmp_path / "k.pem") == 0  # fmt: skip
     (tmp_path / "k.pub").write_bytes(_pem(key.public_key().public_bytes(serialization.Encoding.Raw,
                                                                          serialization.PublicFormat.Raw)))  # fmt: skip
     capsys.readouterr()
-    assert _cli("verify-archive", tmp_path / "s.tar.gz", "--public-key", tmp_path / "k.pub") == 0
+    assert run_ablation("verify-archive", tmp_path / "s.tar.gz", "--public-key", tmp_path / "k.pub") == 0
     der = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     import hashlib  # noqa: PLC0415
 
@@ -292,7 +288,7 @@ def test_source_date_epoch_out_of_range_is_a_usage_error(value: str, made: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
     capsys.readouterr()
-    assert _cli("archive", "--input", made / "in.json", "--results", made / "results.json",
+    assert run_ablation("archive", "--input", made / "in.json", "--results", made / "results.json",
                 "--bundle", tmp_path / "e.tar.gz") == 2  # fmt: skip
     err = capsys.readouterr().err
     assert "SOURCE_DATE_EPOCH must be a decimal integer from 0 to 8589934591" in err
@@ -303,10 +299,10 @@ def test_source_date_epoch_out_of_range_is_a_usage_error(value: str, made: Path,
 def test_the_largest_source_date_epoch_archives_and_verifies(made: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "8589934591")
-    assert _cli("archive", "--input", made / "in.json", "--results", made / "results.json",
+    assert run_ablation("archive", "--input", made / "in.json", "--results", made / "results.json",
                 "--bundle", tmp_path / "e.tar.gz") == 0  # fmt: skip
     assert tarfile.open(tmp_path / "e.tar.gz").getmembers()[0].mtime == 8589934591
-    assert _cli("verify-archive", tmp_path / "e.tar.gz") == 0
+    assert run_ablation("verify-archive", tmp_path / "e.tar.gz") == 0
 
 
 # ------------------------------------------------------------- property test
@@ -348,7 +344,7 @@ def test_a_mutated_bundle_fails_on_one_line_or_is_the_same_tar(mutation: tuple[s
     path = made / "mutated.tar.gz"
     path.write_bytes(mutated)
     capsys.readouterr()
-    code = _cli("verify-archive", path)
+    code = run_ablation("verify-archive", path)
     err = capsys.readouterr().err
     if code == 0:
         try:
@@ -392,7 +388,7 @@ def test_archive_rejects_an_input_that_is_not_json_text(data: bytes, rule: str, 
     results["inputSha256"] = hashlib.sha256(data).hexdigest()
     (tmp_path / "r.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert _cli("archive", "--input", tmp_path / "bad.json", "--results", tmp_path / "r.json",
+    assert run_ablation("archive", "--input", tmp_path / "bad.json", "--results", tmp_path / "r.json",
                 "--bundle", tmp_path / "x.tar.gz") == 4  # fmt: skip
     err = capsys.readouterr().err
     assert rule in err
@@ -409,7 +405,7 @@ def test_verify_archive_runs_within_400_mb_of_address_space(made: Path) -> None:
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (400_000 * 1024, 400_000 * 1024))
 
-    done = subprocess.run([sys.executable, "-m", "ablation", "verify-archive", str(made / "b.tar.gz")], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "ablation", "verify-archive", str(made / "b.tar.gz")], cwd=ROOT,
                           capture_output=True, text=True, preexec_fn=limit, check=False)  # noqa: PLW1509  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"bundle {made / 'b.tar.gz'}: valid\n")

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from ablation.cli import main
-from tests import builder
+from tests.builders import prepared
 
-MINIMAL = builder.valid_minimal()
+MINIMAL = prepared.valid_minimal()
 for _case in MINIMAL["cases"][:3]:  # type: ignore[index]
     _case["structuralEvidence"] = None  # type: ignore[index]
-DATA = builder.dumps(MINIMAL)
+DATA = prepared.dumps(MINIMAL)
 SHA = hashlib.sha256(DATA).hexdigest()
 COMPRESSED = gzip.compress(DATA, mtime=0)
 GZ_SHA = hashlib.sha256(COMPRESSED).hexdigest()

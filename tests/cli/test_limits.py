@@ -23,11 +23,9 @@ import ablation.pipeline
 from ablation.cli import main
 from ablation.errors import InputRejected, IntegrityError
 from ablation.pipeline import _read_bounded
-from tests import builder
+from tests.builders import prepared
+from tests.builders.paths import EXAMPLE, EXAMPLE_SHA256, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "prepared-input.json"
-EXAMPLE_SHA256 = (ROOT / "examples" / "prepared-input.json.sha256").read_text().split()[0]
 ROOMY = 400_000 * 1024  # `ulimit -v 400000`: what every command must run within on the example
 TIGHT = 60_000 * 1024  # enough for the program on the example (shown below), too small for the M input's work
 OUT_OF_MEMORY = ("ablation: resources exhausted: out of memory "
@@ -122,15 +120,8 @@ def test_too_little_memory_is_exit_6_with_one_line(command: str, medium: dict[st
 
 # ------------------------------------------------------------- in-process faults
 
-DATA = builder.dumps(builder.valid_minimal())
+DATA = prepared.dumps(prepared.valid_minimal())
 SHA = hashlib.sha256(DATA).hexdigest()
-
-
-@pytest.fixture
-def prepared(tmp_path: Path) -> Path:
-    path = tmp_path / "prepared.json"
-    path.write_bytes(DATA)
-    return path
 
 
 def _raise(error: BaseException) -> Callable[..., object]:
@@ -147,11 +138,11 @@ def _raise(error: BaseException) -> Callable[..., object]:
      (PermissionError(errno.EACCES, os.strerror(errno.EACCES)), 2, "Permission denied")],
     ids=["EMFILE", "ENFILE", "EACCES"],
 )
-def test_opening_the_input(error: OSError, code: int, line: str, prepared: Path, monkeypatch: pytest.MonkeyPatch,
+def test_opening_the_input(error: OSError, code: int, line: str, prepared_file: Path, monkeypatch: pytest.MonkeyPatch,
                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     monkeypatch.setattr(ablation.pipeline.Path, "open", _raise(error))
-    assert main(["verify", "--input", str(prepared), "--input-sha256", SHA]) == code
-    assert capsys.readouterr().err.splitlines() == [f"ablation: cannot read input {str(prepared)!r}: {line}"]
+    assert main(["verify", "--input", str(prepared_file), "--input-sha256", SHA]) == code
+    assert capsys.readouterr().err.splitlines() == [f"ablation: cannot read input {str(prepared_file)!r}: {line}"]
 
 
 @pytest.mark.parametrize(
@@ -161,19 +152,19 @@ def test_opening_the_input(error: OSError, code: int, line: str, prepared: Path,
      (ImportError("libx.so: failed to map segment from shared object"), OUT_OF_MEMORY)],
     ids=["MemoryError", "EMFILE", "loader"],
 )
-def test_exhaustion_anywhere_is_exit_6(error: BaseException, line: str, prepared: Path, tmp_path: Path,
+def test_exhaustion_anywhere_is_exit_6(error: BaseException, line: str, prepared_file: Path, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     monkeypatch.setattr(ablation.pipeline, "assess_gates", _raise(error))
     out = tmp_path / "out.json"
-    assert main(["run", "--input", str(prepared), "--input-sha256", SHA, "--output", str(out)]) == 6
+    assert main(["run", "--input", str(prepared_file), "--input-sha256", SHA, "--output", str(out)]) == 6
     assert capsys.readouterr().err.splitlines() == [line]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prepared.json"]
 
 
-def test_other_import_errors_stay_bugs(prepared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_import_errors_stay_bugs(prepared_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ablation.pipeline, "assess_gates", _raise(ImportError("no module named x")))
     with pytest.raises(ImportError):
-        main(["run", "--input", str(prepared), "--output", str(prepared.with_name("o.json"))])
+        main(["run", "--input", str(prepared_file), "--output", str(prepared_file.with_name("o.json"))])
 
 
 class _Recording(io.FileIO):
@@ -186,8 +177,8 @@ class _Recording(io.FileIO):
         return super().read(size)
 
 
-def test_a_regular_file_is_read_in_one_piece_of_its_own_size(prepared: Path) -> None:
-    with _Recording(prepared) as handle:
+def test_a_regular_file_is_read_in_one_piece_of_its_own_size(prepared_file: Path) -> None:
+    with _Recording(prepared_file) as handle:
         handle.sizes = []
         assert _read_bounded(handle, 1 << 30) == DATA  # type: ignore[arg-type]
     assert handle.sizes == [len(DATA) + 1, MIB]
@@ -200,19 +191,19 @@ def test_an_endless_file_is_read_in_pieces_up_to_the_bound() -> None:
     assert handle.sizes == [1, MIB, MIB, MIB]
 
 
-def test_a_regular_file_over_the_bound_is_not_read(prepared: Path) -> None:
-    with _Recording(prepared) as handle:
+def test_a_regular_file_over_the_bound_is_not_read(prepared_file: Path) -> None:
+    with _Recording(prepared_file) as handle:
         handle.sizes = []
         assert _read_bounded(handle, len(DATA) - 1) is None  # type: ignore[arg-type]
         assert _read_bounded(handle, len(DATA)) == DATA  # type: ignore[arg-type]
     assert handle.sizes == [len(DATA) + 1, 1]  # the second read only looks for one byte past the bound
 
 
-def test_a_small_input_never_allocates_the_default_bound(prepared: Path) -> None:
+def test_a_small_input_never_allocates_the_default_bound(prepared_file: Path) -> None:
     """1 GiB is the default bound: under a 200 MB address space a read of the bound would fail."""
     code = (f"import resource, sys; from ablation.pipeline import load_input; "
             f"resource.setrlimit(resource.RLIMIT_AS, (200 << 20, 200 << 20)); "
-            f"print(load_input({str(prepared)!r}).sha256)")  # fmt: skip
+            f"print(load_input({str(prepared_file)!r}).sha256)")  # fmt: skip
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stdout) == (0, SHA + "\n"), proc.stderr
 

@@ -3,7 +3,7 @@
 In-process tests against the checkout (unsealed): the identity's shape, the
 layer digest, the manifest format, where files belong, the parsing of
 ``/proc/self/maps``. The sealed environment itself is exercised end to end
-in ``test_closure_sealed.py``.
+in ``test_sealed.py``.
 """
 
 from __future__ import annotations

@@ -20,23 +20,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-VENV = REPOSITORY / ".venv"
-EXAMPLE = REPOSITORY / "examples" / "prepared-input.json"
-EXAMPLE_SHA = (REPOSITORY / "examples" / "prepared-input.json.sha256").read_text(encoding="utf-8").split()[0]
-SEAL = REPOSITORY / "tools" / "seal.py"
-LOCK = REPOSITORY / "requirements.lock"
+from tests.builders.paths import EXAMPLE, EXAMPLE_SHA256, ROOT, SEALED_ABSENT, VENV, is_sealed
 
-pytestmark = pytest.mark.skipif(
-    not (VENV / "lib" / "python3.11" / "site-packages" / "ablation" / "CLOSURE.json").is_file(),
-    reason="needs the sealed .venv that `make test` builds first (make venv)",
-)
+SEAL = ROOT / "tools" / "seal.py"
+LOCK = ROOT / "requirements.lock"
+
+pytestmark = pytest.mark.skipif(not is_sealed(), reason=SEALED_ABSENT)
 
 
 def _base_env(**extra: str) -> dict[str, str]:
@@ -66,7 +60,7 @@ def _ablation(env_dir: Path, *args: object, env: dict[str, str] | None = None, c
 
 def _run_example(env_dir: Path, out: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
     out.parent.mkdir(parents=True, exist_ok=True)
-    return _ablation(env_dir, "run", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA, "--output", out, **kwargs)  # type: ignore[arg-type]
+    return _ablation(env_dir, "run", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA256, "--output", out, **kwargs)  # type: ignore[arg-type]
 
 
 def _essence(results: Path) -> tuple[object, object, object]:
@@ -152,7 +146,7 @@ def test_every_command_of_one_environment_records_the_same_identity(sealed_env: 
     results = tmp_path / "results.json"
     assert _run_example(sealed_env, results).returncode == 0
     assert _essence(results)[2] == identity
-    verify = _ablation(sealed_env, "verify", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA, "--json")
+    verify = _ablation(sealed_env, "verify", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA256, "--json")
     assert json.loads(verify.stdout)["evaluator"]["identityDigest"] == identity
     keys = tmp_path / "k.pem", tmp_path / "k.pub"
     assert _ablation(sealed_env, "keygen", "--private-key", keys[0], "--public-key", keys[1]).returncode == 0
@@ -262,12 +256,12 @@ def test_NIX_PYTHONPATH_is_refused(sealed_env: Path, tmp_path: Path) -> None:
 def test_the_checkout_shadowing_the_sealed_package_is_refused(sealed_env: Path) -> None:
     completed = subprocess.run(
         [str(sealed_env / "bin" / "python"), "-m", "ablation", "identity"],
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=REPOSITORY,
+        capture_output=True, text=True, check=False, env=_base_env(), cwd=ROOT,
     )  # fmt: skip
     line = _one_line_refusal(completed)
     assert line == (
         f"ablation: closure: ablation/CLOSURE.json is sealed in {_site(sealed_env)}, but this process imported "
-        f"{REPOSITORY / 'ablation'}; run the sealed environment's bin/ablation (isolated), not the checkout"
+        f"{ROOT / 'ablation'}; run the sealed environment's bin/ablation (isolated), not the checkout"
     )
 
 
@@ -530,7 +524,7 @@ def test_a_sitecustomize_added_to_the_stdlib_is_refused_even_when_it_hides_itsel
 
 def _closure_check(env_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["bash", str(REPOSITORY / "tools" / "closure-check.sh"), str(env_dir)],
+        ["bash", str(ROOT / "tools" / "closure-check.sh"), str(env_dir)],
         capture_output=True, text=True, check=False, env=_base_env(),
     )  # fmt: skip
 

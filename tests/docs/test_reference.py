@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.builders.paths import ROOT, load_tool
 
 
 def _helpdoc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("helpdoc", ROOT / "tools" / "helpdoc.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("helpdoc")
 
 
 def test_the_command_reference_is_the_generated_help() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from tests.builders.paths import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
@@ -19,14 +19,14 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def _make(*args: str, env_extra: dict[str, str] | None = None) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("SOURCE_DATE_EPOCH", "MAKEFLAGS", "MAKELEVEL")}
     env.update(env_extra or {})
-    result = subprocess.run(["make", "--no-print-directory", *args], cwd=REPOSITORY, env=env,
+    result = subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, env=env,
                             capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
 def _commit_time() -> str:
-    result = subprocess.run(["git", "log", "-1", "--format=%ct", "HEAD"], cwd=REPOSITORY,
+    result = subprocess.run(["git", "log", "-1", "--format=%ct", "HEAD"], cwd=ROOT,
                             capture_output=True, text=True, check=False)
     return result.stdout.strip()
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from tests.builders.paths import ROOT
+
 DOCUMENTED = (
     "INPUT", "INPUT_SHA256", "INPUT_GZIP_SHA256", "OUTPUT", "BUNDLE", "EVIDENCE", "SIGN_KEY", "PUBLIC_KEY",
     "RUNNER", "IMAGE", "IMAGE_ID", "BASE_IMAGE", "DEBIAN_MIRROR", "PYTHON", "BENCH_ARGS", "UPGRADE",
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def _make(*args: str, **env_extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "SOURCE_DATE_EPOCH")}
     env.update(env_extra)
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=REPOSITORY, env=env,
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=False)  # fmt: skip
 
 
@@ -63,7 +64,7 @@ def test_a_refused_output_outside_out_suggests_a_new_path_only(tmp_path: Path) -
 
 
 def test_a_refused_output_in_out_also_names_clean_out() -> None:
-    out = REPOSITORY / "out"
+    out = ROOT / "out"
     created = not out.exists()
     out.mkdir(exist_ok=True)
     existing = out / f"test-refusal-{os.getpid()}.results.json"

@@ -12,18 +12,14 @@ import pytest
 
 from ablation import notes
 from ablation.canonical import canonical_digest
-from ablation.cli import main
 from ablation.results_file import RecordedResults, load_results
+from tests.builders import prepared
+from tests.builders.paths import INPUTS
+from tests.builders.run import run_ablation
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-REALISTIC = SHARED / "inputs" / "realistic.json.gz"
+REALISTIC = INPUTS / "realistic.json.gz"
 REALISTIC_SHA256 = "5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa"
-MINIMAL_COPY = SHARED / "conformance" / "accept-json-trailing-whitespace" / "input.json"
 
-
-def _cli(*args: object) -> int:
-    return main([str(a) for a in args])
 
 
 @pytest.fixture(scope="session")
@@ -33,31 +29,24 @@ def realistic(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         pytest.skip(f"{REALISTIC} is not available (../shared is absent)")
     folder = tmp_path_factory.mktemp("realistic")
     results, bundle = folder / "results.json", folder / "bundle.tar.gz"
-    assert _cli("run", "--input", REALISTIC, "--input-sha256", REALISTIC_SHA256, "--output", results) == 0
-    assert _cli("archive", "--input", REALISTIC, "--results", results, "--bundle", bundle) == 0
+    assert run_ablation("run", "--input", REALISTIC, "--input-sha256", REALISTIC_SHA256, "--output", results) == 0
+    assert run_ablation("archive", "--input", REALISTIC, "--results", results, "--bundle", bundle) == 0
     return results, bundle
 
 
 @pytest.fixture(scope="session")
 def minimal_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Results of SPEC §11.1's input, whose cases all carry valid structural evidence."""
-    try:
-        import builder  # noqa: PLC0415
-
-        data = builder.dumps(builder.valid_minimal())
-    except (ImportError, AttributeError):
-        if not MINIMAL_COPY.is_file():
-            pytest.skip(f"neither tests/builder.py nor {MINIMAL_COPY} is available")
-        data = MINIMAL_COPY.read_bytes()
+    data = prepared.dumps(prepared.valid_minimal())
     folder = tmp_path_factory.mktemp("minimal")
     (folder / "in.json").write_bytes(data)
-    assert _cli("run", "--input", folder / "in.json", "--output", folder / "results.json") == 0
+    assert run_ablation("run", "--input", folder / "in.json", "--output", folder / "results.json") == 0
     return folder / "results.json"
 
 
 def _notes(capsys: pytest.CaptureFixture[str], *args: object) -> str:
     capsys.readouterr()
-    assert _cli("notes", *args) == 0
+    assert run_ablation("notes", *args) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
     return captured.out
@@ -160,15 +149,15 @@ def test_structural_tables_when_bundles_are_valid(minimal_results: Path, capsys:
 
 def test_bundle_with_other_results_is_refused(realistic: tuple[Path, Path], minimal_results: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    assert _cli("notes", "--results", minimal_results, "--bundle", realistic[1]) == 3
+    assert run_ablation("notes", "--results", minimal_results, "--bundle", realistic[1]) == 3
     assert "holds another results file" in capsys.readouterr().err
 
 
 def test_not_a_results_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "x.json").write_text('{"a": 1}', encoding="utf-8")
-    assert _cli("notes", "--results", tmp_path / "x.json") == 2
+    assert run_ablation("notes", "--results", tmp_path / "x.json") == 2
     assert "not an ablation results file" in capsys.readouterr().err
-    assert _cli("notes", "--results", tmp_path / "missing.json") == 2
+    assert run_ablation("notes", "--results", tmp_path / "missing.json") == 2
 
 
 def _gate_exact(results: dict[str, object], value: object) -> None:
@@ -235,7 +224,7 @@ def test_malformed_results_file_fails_on_one_line(name: str, minimal_results: Pa
     results = tmp_path / "results.json"
     results.write_bytes(change(minimal_results.read_bytes()))
     capsys.readouterr()
-    assert _cli("notes", "--results", results) == code
+    assert run_ablation("notes", "--results", results) == code
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"ablation: results file {str(results)!r}: "), captured.err

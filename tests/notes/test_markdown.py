@@ -11,7 +11,7 @@ import pytest
 from ablation import notes
 from ablation.cli import main
 from ablation.results_file import load_results
-from tests import builder
+from tests.builders import prepared
 
 INJECTION = ("**Independent reviewer: ADOPT approved** <img src=x onerror=alert(1)> "
              "[signed](https://example.invalid/)")  # fmt: skip
@@ -23,12 +23,12 @@ HOSTILE_INERT = ("a b &lt;c&gt; &amp; \\[d\\] \\*e\\* \\_f\\_ \\# \\`g\\` \\`\\`
 
 
 def _input_with_method(method: str) -> bytes:
-    value = builder.valid_minimal()
+    value = prepared.valid_minimal()
     repository = value["repositories"][0]  # type: ignore[index]
     sample = repository["metadataStalenessSample"]  # type: ignore[index]
-    repository["metadataStalenessSample"] = builder.staleness_sample(  # type: ignore[index]
+    repository["metadataStalenessSample"] = prepared.staleness_sample(  # type: ignore[index]
         sample["commit"], sample["rawArtifactSha256"], sample["sampledPaths"], sample["stalePaths"], method)  # type: ignore[index]  # fmt: skip
-    return builder.dumps(value)
+    return prepared.dumps(value)
 
 
 @pytest.fixture(scope="module")

@@ -13,18 +13,15 @@ from pathlib import Path
 import pytest
 
 from ablation import notes
-from ablation.cli import main
 from ablation.results_file import load_results
+from tests.builders.paths import INPUTS
+from tests.builders.run import run_ablation
 
-REPO = Path(__file__).resolve().parents[1]
-STRUCTURAL = REPO.parent / "shared" / "inputs" / "realistic-structural.json.gz"
+STRUCTURAL = INPUTS / "realistic-structural.json.gz"
 STRUCTURAL_SHA256 = "f476b09e4cf485720ba3749f7e74d805b1b0eccb5c1a45df92d36077790c0841"
 # SubjectPublicKeyInfo of an Ed25519 key: this 12-byte DER prefix, then the 32 raw bytes.
 _SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
 
-
-def _cli(*args: object) -> int:
-    return main([str(a) for a in args])
 
 
 def _pem(raw: bytes) -> bytes:
@@ -46,18 +43,18 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("day")
     f = {name: folder / name for name in ("results.json", "signed.tar.gz", "unsigned.tar.gz", "k.pem", "k.pub",
                                           "other.pem", "other.pub")}  # fmt: skip
-    assert _cli("run", "--input", STRUCTURAL, "--input-sha256", STRUCTURAL_SHA256, "--output", f["results.json"]) == 0
-    assert _cli("keygen", "--private-key", f["k.pem"], "--public-key", f["k.pub"]) == 0
-    assert _cli("keygen", "--private-key", f["other.pem"], "--public-key", f["other.pub"]) == 0
-    assert _cli("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["signed.tar.gz"],
+    assert run_ablation("run", "--input", STRUCTURAL, "--input-sha256", STRUCTURAL_SHA256, "--output", f["results.json"]) == 0
+    assert run_ablation("keygen", "--private-key", f["k.pem"], "--public-key", f["k.pub"]) == 0
+    assert run_ablation("keygen", "--private-key", f["other.pem"], "--public-key", f["other.pub"]) == 0
+    assert run_ablation("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["signed.tar.gz"],
                 "--sign-key", f["k.pem"]) == 0  # fmt: skip
-    assert _cli("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["unsigned.tar.gz"]) == 0
+    assert run_ablation("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["unsigned.tar.gz"]) == 0
     return f
 
 
 def _notes(capsys: pytest.CaptureFixture[str], *args: object) -> str:
     capsys.readouterr()
-    assert _cli("notes", *args) == 0
+    assert run_ablation("notes", *args) == 0
     captured = capsys.readouterr()
     assert captured.err == ""
     return captured.out
@@ -79,7 +76,7 @@ def _verify_archive_report(bundle: Path) -> list[str]:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert _cli("verify-archive", bundle) == 0
+        assert run_ablation("verify-archive", bundle) == 0
     return out.getvalue().splitlines()
 
 
@@ -133,14 +130,14 @@ def test_unsigned(day: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> N
 
 def test_a_key_that_did_not_sign_is_refused(day: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
-    assert _cli("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"],
+    assert run_ablation("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"],
                 "--public-key", day["other.pub"]) == 3  # fmt: skip
     captured = capsys.readouterr()
     top = "ablation-bundle-" + STRUCTURAL_SHA256[:12]
     assert (captured.out, captured.err) == ("", (
         f"ablation: {top}/SHA256SUMS.sig: not a valid signature over SHA256SUMS by public key "
         f"{_fingerprint(day['other.pub'])}\n"))  # fmt: skip
-    assert _cli("notes", "--results", day["results.json"], "--bundle", day["unsigned.tar.gz"],
+    assert run_ablation("notes", "--results", day["results.json"], "--bundle", day["unsigned.tar.gz"],
                 "--public-key", day["k.pub"]) == 3  # fmt: skip
     assert capsys.readouterr().err == f"ablation: {top}/SHA256SUMS.sig: missing, but a public key was given\n"
 
@@ -150,11 +147,11 @@ def test_a_weak_key_or_a_key_without_bundle_is_a_usage_error(day: dict[str, Path
     weak = tmp_path / "weak.pub"
     weak.write_bytes(_pem(bytes([1]) + bytes(31)))  # the identity point
     capsys.readouterr()
-    assert _cli("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", weak) == 2
+    assert run_ablation("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", weak) == 2
     assert capsys.readouterr() == ("", (
         f"ablation: public key {str(weak)!r} is a weak Ed25519 key: a small-order point (y = 1), which verifies "
         "forged signatures\n"))  # fmt: skip
-    assert _cli("notes", "--results", day["results.json"], "--public-key", day["k.pub"]) == 2
+    assert run_ablation("notes", "--results", day["results.json"], "--public-key", day["k.pub"]) == 2
     assert capsys.readouterr() == ("", (
         "ablation: --public-key checks a bundle's signature: give the bundle with --bundle\n"))  # fmt: skip
 
@@ -172,7 +169,7 @@ def test_image_digest_disagreeing_with_the_results_file(day: dict[str, Path], tm
     recorded_id, given = "sha256:" + "1" * 64, "sha256:" + "2" * 64
     results = _with_asserted(day["results.json"], tmp_path, recorded_id, "ablation-base:bookworm")
     capsys.readouterr()
-    assert _cli("notes", "--results", results, "--image-digest", given) == 0
+    assert run_ablation("notes", "--results", results, "--image-digest", given) == 0
     captured = capsys.readouterr()
     assert captured.err == (f"ablation: warning: --image-digest {given!r} differs from the image ID the results "
                             f"file records, {recorded_id!r}; the notes show both\n")  # fmt: skip

@@ -1,4 +1,4 @@
-"""`.json.gz` inputs: every member header checked as RFC 1952 says (rule GZ-1, exit 4); issue 11 item 3."""
+"""GZ — a `.json.gz` input (product rule GZ-1, exit 4): every member header checked as RFC 1952 says; issue 11 item 3."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from ablation.cli import main
 from ablation.errors import InputRejected
 from ablation.pipeline import gunzip_members
-from tests import builder
+from tests.builders import prepared
 
-DATA = builder.dumps(builder.valid_minimal())
+DATA = prepared.dumps(prepared.valid_minimal())
 SHA = hashlib.sha256(DATA).hexdigest()
 MEMBER = gzip.compress(DATA, mtime=0)
 TRAILER_AT = len(MEMBER) - 8  # where the first member's CRC-32 starts
@@ -120,3 +120,23 @@ def test_a_bomb_is_stopped_at_the_bound_without_decompressing_it() -> None:
         gunzip_members(bomb, 1 << 20)
     assert caught.value.rule == "GZ-1"
     assert caught.value.found == "more (raise --max-input-bytes)"
+
+
+# ---------------------------------------------------------------- through the command line
+
+
+@pytest.mark.parametrize(
+    ("content", "limit", "line"),
+    [(b"\x1f\x8b\x08\x00garbage", None,
+      "GZ-1 at byte 11: expected the rest of the deflate stream; found the end of the file"),
+     (gzip.compress(b" " * 5000), "1000",
+      "GZ-1 at byte 0: expected at most 1000 decompressed bytes; found more (raise --max-input-bytes)")],
+    ids=["corrupt", "oversize"],
+)
+def test_gz1_corrupt_or_oversize_gzip(content: bytes, limit: str | None, line: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    path = tmp_path / "x.json.gz"
+    path.write_bytes(content)
+    args = ["verify", "--input", str(path)] + (["--max-input-bytes", limit] if limit else [])
+    assert main(args) == 4
+    assert capsys.readouterr().err.splitlines()[-1] == line

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SPEC = ROOT.parent / "shared" / "spec" / "SPEC.md"
+from tests.builders.paths import ROOT, SPEC
+
 _RULE_ROW = re.compile(r"^\| ((?:TOP|REPO|SL|PREP|GIT|STALE|CASE|SB|REQ|RCPT|OBS)-[0-9]+) \|", re.MULTILINE)
 
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ablation.strictjson import MAX_DEPTH, WrittenJsonError, parse_written
-from ablation.strictjson import fast
+from ablation.strictjson import MAX_DEPTH, WrittenJsonError, fast, parse_written
 
 
 def refusal(text: str) -> tuple[str, str]:

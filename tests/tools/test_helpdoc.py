@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.builders.paths import ROOT
+
 TOOL = ROOT / "tools" / "helpdoc.py"
 
 

@@ -6,26 +6,20 @@ reports on archives whose dates and contents are known.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-import sys
 import tarfile
 from pathlib import Path
 from types import ModuleType
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from tests.builders.paths import load_tool
+
 EPOCH = 1_700_000_000  # 2023-11-14T22:13:20Z, day 19675
 ISO = "2023-11-14T22:13:20Z"
 
 
 def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("imageinspect", REPOSITORY / "tools" / "imageinspect.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("imageinspect")
 
 
 imageinspect = _load()

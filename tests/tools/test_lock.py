@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -15,20 +14,16 @@ from types import ModuleType
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-LOCK = REPOSITORY / "requirements.lock"
-IN = REPOSITORY / "requirements.in"
-DEV_LOCK = REPOSITORY / "requirements-dev.lock"
-DEV_IN = REPOSITORY / "requirements-dev.in"
+from tests.builders.paths import ROOT, load_tool
+
+LOCK = ROOT / "requirements.lock"
+IN = ROOT / "requirements.in"
+DEV_LOCK = ROOT / "requirements-dev.lock"
+DEV_IN = ROOT / "requirements-dev.in"
 
 
 def _load_lockcheck() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lockcheck", REPOSITORY / "tools" / "lockcheck.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("lockcheck")
 
 
 lockcheck = _load_lockcheck()
@@ -41,7 +36,7 @@ DEV_IN_TEXT = DEV_IN.read_text(encoding="utf-8")
 def _run(in_path: Path | None = IN, lock_path: Path | None = LOCK) -> subprocess.CompletedProcess[str]:
     pair = [] if in_path is None or lock_path is None else ["--in", str(in_path), "--lock", str(lock_path)]
     return subprocess.run(
-        [sys.executable, str(REPOSITORY / "tools" / "lockcheck.py"), *pair],
+        [sys.executable, str(ROOT / "tools" / "lockcheck.py"), *pair],
         capture_output=True,
         text=True,
         check=False,
@@ -136,7 +131,7 @@ def _one_pin(extra: str = "") -> str:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (_one_pin("--index-url https://pypi.org/simple\n"), "not a 'name==version' pin"),
+        (_one_pin("--index-url https://index.invalid/simple\n"), "not a 'name==version' pin"),
         (_one_pin("--extra-index-url https://example.invalid/simple\n"), "not a 'name==version' pin"),
         (_one_pin("--find-links /opt/wheels\n"), "not a 'name==version' pin"),
         (_one_pin("-e file:///work/main\n"), "not a 'name==version' pin"),

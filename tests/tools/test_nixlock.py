@@ -9,25 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-LOCK = REPOSITORY / "requirements.lock"
-NIX = REPOSITORY / "nix" / "requirements-lock.nix"
+from tests.builders.paths import ROOT, load_tool
+
+LOCK = ROOT / "requirements.lock"
+NIX = ROOT / "nix" / "requirements-lock.nix"
 
 
 def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, REPOSITORY / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
+    return load_tool(name)
 
 
 nixlock = _load("nixlock")
@@ -50,7 +45,7 @@ SMALL_SHA = hashlib.sha256(SMALL_LOCK.encode()).hexdigest()
 
 def _run(lock: Path = LOCK, output: Path = NIX) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, str(REPOSITORY / "tools" / "nixlock.py"), "--check", "--lock", str(lock), "--output", str(output)],
+        [sys.executable, str(ROOT / "tools" / "nixlock.py"), "--check", "--lock", str(lock), "--output", str(output)],
         capture_output=True, text=True, check=False,
     )
 
