@@ -19,10 +19,11 @@ import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ablation.pipeline import evaluate
+from ablation.pipeline import evaluate as _evaluate
 from tests.builders import prepared
 from tests.builders.paths import CONFORMANCE
 from tests.builders.prepared import dumps, synthetic, valid_minimal, valid_two_repo
@@ -31,15 +32,28 @@ SNAPSHOT = Path(__file__).with_name("gate_assessments.json")
 WRITE = os.environ.get("ABLATION_PIN_GATES") == "write"
 
 
-
-FULL = {"receipt-text-not-a-string", "numeric-gates-pass", "g4a-delta-exactly-one-tenth", "valid_minimal", "valid_two_repo", "synthetic-7", "accept-four-repositories", "accept-coverage-exactly-0-6",
-        "accept-ineligible-with-bad-bundle"}  # fmt: skip
+FULL = {
+    "receipt-text-not-a-string",
+    "numeric-gates-pass",
+    "g4a-delta-exactly-one-tenth",
+    "valid_minimal",
+    "valid_two_repo",
+    "synthetic-7",
+    "accept-four-repositories",
+    "accept-coverage-exactly-0-6",
+    "accept-ineligible-with-bad-bundle",
+}
 
 
 WORDS = ("zebra", "yak", "walrus", "vulture", "urchin", "tapir", "salmon", "raven", "quail", "panda")
 
 
-def metadata_wins(matching: int) -> dict[str, object]:
+def evaluate(data: bytes) -> Any:
+    """``ablation.pipeline.evaluate``, its ``result`` and ``gate_assessment`` typed as the JSON the tests read."""
+    return _evaluate(data)
+
+
+def metadata_wins(matching: int) -> dict[str, Any]:
     """Three fully covered repositories whose questions name a word found only in the truth item's summary.
 
     Paths never score (no question token is in a path), so ``paths`` back-fills
@@ -48,13 +62,18 @@ def metadata_wins(matching: int) -> dict[str, object]:
     """
     repos, cases = [], []
     for r, rid in enumerate(["north", "south", "east"]):
-        items = [prepared.source_list_item(f"src/f{k:02d}.js",
-                                          summary=f"owner {WORDS[k - 1]}" if 1 <= k <= matching else "owner misc")
-                 for k in range(12)]  # fmt: skip
+        items = [
+            prepared.source_list_item(
+                f"src/f{k:02d}.js", summary=f"owner {WORDS[k - 1]}" if 1 <= k <= matching else "owner misc"
+            )
+            for k in range(12)
+        ]
         repo = prepared.repository(rid, f"{r + 1:x}" * 40, items)
         repos.append(repo)
-        cases += [prepared.case(repo, f"{rid}-{n}", f"Locate {word} handling.", [f"src/f{n:02d}.js"], 1)
-                  for n, word in enumerate(WORDS, 1)]  # fmt: skip
+        cases += [
+            prepared.case(repo, f"{rid}-{n}", f"Locate {word} handling.", [f"src/f{n:02d}.js"], 1)
+            for n, word in enumerate(WORDS, 1)
+        ]
     return prepared.prepared_input(repos, cases)
 
 
@@ -75,7 +94,7 @@ def inputs() -> Iterator[tuple[str, bytes]]:
 
 
 _STORED = json.loads(SNAPSHOT.read_text(encoding="utf-8")) if SNAPSHOT.is_file() else {}
-_WRITTEN: dict[str, object] = {}
+_WRITTEN: dict[str, Any] = {}
 
 
 @pytest.mark.parametrize(("name", "data"), list(inputs()), ids=lambda v: v if isinstance(v, str) else "")
@@ -98,22 +117,26 @@ def test_gate_assessment(name: str, data: bytes) -> None:
 def test_G7_discloses_raw_bytes_and_approximate_tokens() -> None:
     obj = valid_minimal()
     evaluation = evaluate(dumps(obj))
-    g7 = next(g for g in evaluation.gate_assessment["gates"] if g["id"] == "G7")  # type: ignore[index,union-attr]
+    g7 = next(g for g in evaluation.gate_assessment["gates"] if g["id"] == "G7")
     repo = obj["repositories"][0]
     git_bytes = len(base64.b64decode(repo["sourceListPreparation"]["trackedPathInventory"]["stdoutBase64"]))
     raw_bytes = len(repo["sourceListArtifact"]["rawJson"].encode())
     assert (git_bytes, raw_bytes) == (767, 3622)
-    assert g7["measured"]["repositories"] == [{  # type: ignore[index]
-        "repositoryId": "repo",
-        "sourceListRawBytes": {"bytes": raw_bytes, "approximateTokens": math.ceil(raw_bytes / 4)},
-        "gitEvidenceBytes": {"bytes": git_bytes, "approximateTokens": math.ceil(git_bytes / 4)},
-    }]
-    receipts = [len(c["structuralEvidence"]["executionObservation"]["rawEvidence"]["receiptJson"].encode())
-                for c in obj["cases"]]  # fmt: skip
-    assert [c["sciReceiptRawBytes"] for c in g7["measured"]["cases"]] == [  # type: ignore[index]
+    assert g7["measured"]["repositories"] == [
+        {
+            "repositoryId": "repo",
+            "sourceListRawBytes": {"bytes": raw_bytes, "approximateTokens": math.ceil(raw_bytes / 4)},
+            "gitEvidenceBytes": {"bytes": git_bytes, "approximateTokens": math.ceil(git_bytes / 4)},
+        }
+    ]
+    receipts = [
+        len(c["structuralEvidence"]["executionObservation"]["rawEvidence"]["receiptJson"].encode())
+        for c in obj["cases"]
+    ]
+    assert [c["sciReceiptRawBytes"] for c in g7["measured"]["cases"]] == [
         {"bytes": n, "approximateTokens": math.ceil(n / 4)} for n in receipts
     ]
-    assert g7["measured"]["latency"] is None  # type: ignore[index]
+    assert g7["measured"]["latency"] is None
 
 
 def test_zz_snapshot_covers_every_input() -> None:

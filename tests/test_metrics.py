@@ -7,17 +7,38 @@ free to change.
 
 from __future__ import annotations
 
-from ablation.metrics import delta
+from ablation.metrics import Summary, delta
 
 
 def test_delta_reduction_rate_is_null_when_paths_has_no_unnecessary_item() -> None:
-    paths = {"caseCount": 2, "macroPrecision": 1.0, "macroRecall": 0.5, "unnecessary": 0, "unnecessaryPerCase": 0.0,
-             "omissions": 1, "omissionsPerCase": 0.5}  # fmt: skip
-    treatment = {"caseCount": 2, "macroPrecision": 0.5, "macroRecall": 1.0, "unnecessary": 2, "unnecessaryPerCase": 1.0,
-                 "omissions": 0, "omissionsPerCase": 0.0}  # fmt: skip
+    paths: Summary = {
+        "caseCount": 2,
+        "macroPrecision": 1.0,
+        "macroRecall": 0.5,
+        "unnecessary": 0,
+        "unnecessaryPerCase": 0.0,
+        "omissions": 1,
+        "omissionsPerCase": 0.5,
+    }
+    treatment: Summary = {
+        "caseCount": 2,
+        "macroPrecision": 0.5,
+        "macroRecall": 1.0,
+        "unnecessary": 2,
+        "unnecessaryPerCase": 1.0,
+        "omissions": 0,
+        "omissionsPerCase": 0.0,
+    }
     assert delta(paths, treatment) == {
-        "macroPrecision": -0.5, "macroRecall": 0.5, "unnecessary": 2, "unnecessaryReductionRate": None,
-        "omissions": -1, "unnecessaryPerCase": 1.0, "omissionsPerCase": -0.5,
-    }  # fmt: skip
-    assert delta(treatment, paths)["unnecessaryReductionRate"] == 1.0  # type: ignore[index]
-    assert delta(paths | {"caseCount": 0}, treatment) is None
+        "macroPrecision": -0.5,
+        "macroRecall": 0.5,
+        "unnecessary": 2,
+        "unnecessaryReductionRate": None,
+        "omissions": -1,
+        "unnecessaryPerCase": 1.0,
+        "omissionsPerCase": -0.5,
+    }
+    reversed_delta = delta(treatment, paths)
+    assert reversed_delta is not None
+    assert reversed_delta["unnecessaryReductionRate"] == 1.0
+    assert delta(Summary(**(paths | {"caseCount": 0})), treatment) is None

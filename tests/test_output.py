@@ -9,10 +9,10 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-import ablation.output
 from ablation.cli import main
 from ablation.output import write_exclusive
 from tests.builders import prepared
@@ -55,7 +55,7 @@ def _fails_for_folders(real: Callable[..., object], error: int) -> Callable[...,
 def test_einval_from_folder_fsync_is_a_warning_and_the_digest_is_printed(
     prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(ablation.output.os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
+    monkeypatch.setattr(os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
     out = folder / "results.json"
     assert _run(prepared_file, out) == 0
     captured = capsys.readouterr()
@@ -74,12 +74,12 @@ def test_write_only_folder_is_a_warning_and_a_rerun_is_refused_as_existing(
     """A folder with -wx permissions: the file can be created and linked, the folder not opened for reading."""
     real_open = os.open
 
-    def open_(path: object, flags: int, *args: object, **kwargs: object) -> int:
-        if os.fspath(path) == str(folder) and flags == os.O_RDONLY:  # type: ignore[arg-type]
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))  # type: ignore[arg-type]
-        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+    def open_(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) == str(folder) and flags == os.O_RDONLY:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(ablation.output.os, "open", open_)
+    monkeypatch.setattr(os, "open", open_)
     out = folder / "results.json"
     assert _run(prepared_file, out) == 0
     captured = capsys.readouterr()
@@ -108,9 +108,7 @@ def test_a_stale_temporary_of_the_same_pid_never_blocks(
     assert sorted(p.name for p in folder.iterdir()) == [stale.name, "results.json"]
 
 
-def test_a_stale_temporary_with_the_very_name_drawn_is_skipped(
-    folder: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_stale_temporary_with_the_very_name_drawn_is_skipped(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Even when the random part repeats, mkstemp draws again instead of failing."""
     stale = folder / f".results.json.tmp-{os.getpid()}-aaaaaaaa"
     stale.write_bytes(b"half")
@@ -126,11 +124,11 @@ def test_the_temporary_name_keeps_the_recognisable_prefix(folder: Path, monkeypa
     seen: list[str] = []
     real_link = os.link
 
-    def link(src: object, dst: object) -> None:
-        seen.append(Path(os.fspath(src)).name)  # type: ignore[arg-type]
-        real_link(src, dst)  # type: ignore[arg-type]
+    def link(src: Any, dst: Any) -> None:
+        seen.append(Path(os.fspath(src)).name)
+        real_link(src, dst)
 
-    monkeypatch.setattr(ablation.output.os, "link", link)
+    monkeypatch.setattr(os, "link", link)
     write_exclusive(folder / "r.json", b"x")
     (name,) = seen
     prefix = f".r.json.tmp-{os.getpid()}-"
@@ -150,18 +148,27 @@ def test_mode_is_applied_under_the_umask(folder: Path) -> None:
 
 @pytest.mark.parametrize(
     ("error", "code", "text"),
-    [(errno.ENOSPC, 5, "No space left on device"), (errno.EACCES, 5, "Permission denied"),
-     (errno.EMFILE, 6, "Too many open files"), (errno.ENFILE, 6, "Too many open files in system")],
+    [
+        (errno.ENOSPC, 5, "No space left on device"),
+        (errno.EACCES, 5, "Permission denied"),
+        (errno.EMFILE, 6, "Too many open files"),
+        (errno.ENFILE, 6, "Too many open files in system"),
+    ],
     ids=["ENOSPC", "EACCES", "EMFILE", "ENFILE"],
 )
 def test_failures_before_the_link_leave_nothing(
-    error: int, code: int, text: str, prepared_file: Path, folder: Path, monkeypatch: pytest.MonkeyPatch,
+    error: int,
+    code: int,
+    text: str,
+    prepared_file: Path,
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     def link(*_args: object) -> None:
         raise OSError(error, os.strerror(error))
 
-    monkeypatch.setattr(ablation.output.os, "link", link)
+    monkeypatch.setattr(os, "link", link)
     out = folder / "results.json"
     assert _run(prepared_file, out) == code
     assert capsys.readouterr().err.splitlines()[-1] == f"ablation: cannot write output {str(out)!r}: {text}"
@@ -174,10 +181,12 @@ def test_no_descriptor_for_the_temporary_is_exit_6(
     def mkstemp(**_kwargs: object) -> tuple[int, str]:
         raise OSError(errno.EMFILE, os.strerror(errno.EMFILE))
 
-    monkeypatch.setattr(ablation.output.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     out = folder / "results.json"
     assert _run(prepared_file, out) == 6
-    assert capsys.readouterr().err.splitlines()[-1] == f"ablation: cannot write output {str(out)!r}: Too many open files"
+    assert (
+        capsys.readouterr().err.splitlines()[-1] == f"ablation: cannot write output {str(out)!r}: Too many open files"
+    )
     assert list(folder.iterdir()) == []
 
 
@@ -187,7 +196,7 @@ def test_archive_and_keygen_print_their_durability_warnings_too(
     results = folder / "results.json"
     assert _run(prepared_file, results) == 0
     capsys.readouterr()
-    monkeypatch.setattr(ablation.output.os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
+    monkeypatch.setattr(os, "fsync", _fails_for_folders(os.fsync, errno.EINVAL))
     bundle = folder / "bundle.tar.gz"
     assert main(["archive", "--input", str(prepared_file), "--results", str(results), "--bundle", str(bundle)]) == 0
     captured = capsys.readouterr()

@@ -32,8 +32,14 @@ def _universe() -> CandidateUniverse:
 def test_index_repository_without_questions_indexes_every_token() -> None:
     index = index_repository(_universe())
     assert index.path_postings == {"src": (0, 1, 2), "alpha": (0,), "beta": (1,), "gamma": (2,)}
-    assert index.metadata_postings == {"alpha": (0,), "parser": (0,), "owner": (0,), "beta": (2,), "gamma": (2,),
-                                       "notes": (2,)}  # fmt: skip
+    assert index.metadata_postings == {
+        "alpha": (0,),
+        "parser": (0,),
+        "owner": (0,),
+        "beta": (2,),
+        "gamma": (2,),
+        "notes": (2,),
+    }
     assert index.position == {"src/alpha.js": 0, "src/beta.js": 1, "src/gamma.py": 2}
 
 

@@ -75,7 +75,7 @@ def bundle_inputs(table: Iterable[Any]) -> Iterator[tuple[str, tuple[Mutation, I
         yield param.id, (mutation, skip)
 
 
-def reject_messages(data: bytes) -> dict[str, object]:
+def reject_messages(data: bytes) -> dict[str, Any]:
     """The fail-fast message and every ``--errors all`` message of a rejected input."""
     with pytest.raises(InputRejected) as first:
         validate_experiment(data)

@@ -36,7 +36,7 @@ import functools
 import json
 import random
 from collections.abc import Iterable, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ablation.canonical import canonical_digest, raw_digest
 from ablation.text import extname, identity_tokens
@@ -90,9 +90,31 @@ PROTOCOL: Final = "pi-context-packer-source-selection-ablation/v2"
 
 #: SL-10: the default extension list, in contract order.
 SUPPORTED_EXTENSIONS: Final = (
-    ".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
-    ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh",
-)  # fmt: skip
+    ".bash",
+    ".c",
+    ".cc",
+    ".cjs",
+    ".cpp",
+    ".cs",
+    ".go",
+    ".h",
+    ".hpp",
+    ".java",
+    ".js",
+    ".jsx",
+    ".kt",
+    ".lua",
+    ".mjs",
+    ".php",
+    ".py",
+    ".rb",
+    ".rs",
+    ".sh",
+    ".swift",
+    ".ts",
+    ".tsx",
+    ".zsh",
+)
 _SUPPORTED: Final = frozenset(SUPPORTED_EXTENSIONS)
 
 PREPARATION_SCHEMA: Final = "pi-context-packer.source_list_preparation_observation.v1"
@@ -153,7 +175,7 @@ def dumps(obj: Json) -> bytes:
 
 
 def _minus(obj: dict[str, Json], key: str) -> dict[str, Json]:
-    """"X minus K" of SPEC §3.3 (a shallow copy without member ``key``)."""
+    """ "X minus K" of SPEC §3.3 (a shallow copy without member ``key``)."""
     return {k: v for k, v in obj.items() if k != key}
 
 
@@ -163,11 +185,11 @@ def _minus(obj: dict[str, Json], key: str) -> dict[str, Json]:
 def source_list_item(
     path: str,
     status: str = "present",
-    summary: str | None | _Auto = AUTO,
+    summary: str | _Auto | None = AUTO,
     read_when: Iterable[str] = (),
     index_kind: str = "regular",
     worktree_kind: str | _Auto = AUTO,
-    metadata_error: str | None | _Auto = AUTO,
+    metadata_error: str | _Auto | None = AUTO,
 ) -> dict[str, Json]:
     """One item of the source-list payload, valid for its status (SL-12 … SL-30).
 
@@ -233,7 +255,8 @@ def source_list_artifact(items: Sequence[dict[str, Json]]) -> dict[str, Json]:
 
 @functools.lru_cache(maxsize=16)
 def _parsed_payload(raw_json: str) -> dict[str, Json]:
-    return json.loads(raw_json)  # type: ignore[no-any-return]
+    payload: dict[str, Json] = json.loads(raw_json)
+    return payload
 
 
 def payload(repo: dict[str, Json]) -> dict[str, Json]:
@@ -345,7 +368,7 @@ def staleness_sample(
 
 
 def repository(
-    id: str,  # noqa: A002 - the contract's member name
+    id: str,
     commit: str,
     items: Sequence[dict[str, Json]],
     *,
@@ -579,13 +602,13 @@ def _target_basis_digest(commit: Json, raw_sha256: Json, truth: Json) -> str:
 
 def case(
     repository: dict[str, Json],
-    id: str,  # noqa: A002 - the contract's member name
+    id: str,
     question: str,
     truth: Sequence[str],
     max_items: int,
     *,
     evidence: Iterable[str | dict[str, Json]] | None = None,
-    bundle: dict[str, Json] | None | _Auto = AUTO,
+    bundle: dict[str, Json] | _Auto | None = AUTO,
     **bundle_options: Any,
 ) -> dict[str, Json]:
     """One case of ``repository`` with its identity digests (CASE-2 … CASE-14).
@@ -670,7 +693,7 @@ def rehash_repository(
         inventory = prep.get("trackedPathInventory")
         if isinstance(inventory, dict):
             if regenerate_git:
-                items = json.loads(artifact["rawJson"])["items"]
+                items = json.loads(cast(dict[str, Any], artifact)["rawJson"])["items"]
                 inventory["stdoutBase64"] = base64.b64encode(tracked_path_bytes(tracked_path_records(items))).decode()
             if isinstance(inventory.get("command"), list):
                 inventory["commandDigest"] = canonical_digest(inventory["command"])
@@ -818,10 +841,20 @@ def rehash_input(obj: dict[str, Json]) -> dict[str, Json]:
 _MINIMAL_PATHS: Final = tuple(
     f"src/{name}.js"
     for name in (
-        "alpha", "beta", "cache", "config", "exporter", "graph",
-        "parser", "ranking", "receipt", "runner", "security", "zeta",
+        "alpha",
+        "beta",
+        "cache",
+        "config",
+        "exporter",
+        "graph",
+        "parser",
+        "ranking",
+        "receipt",
+        "runner",
+        "security",
+        "zeta",
     )
-)  # fmt: skip
+)
 _MINIMAL_QUESTIONS: Final = (
     "Locate alpha request parsing and validation behavior.",
     "Trace beta candidate filtering and fallback behavior.",
@@ -885,38 +918,216 @@ def valid_two_repo() -> dict[str, Json]:
 
 _TOP_DIRS: Final = ("src", "lib", "pkg", "internal", "app", "cmd", "services", "packages")
 _DIR_WORDS: Final = (
-    "accounts", "adapters", "admin", "api", "auth", "backup", "billing", "cache", "cli", "codecs",
-    "common", "compiler", "components", "config", "core", "crypto", "editor", "gateway", "graph",
-    "handlers", "hooks", "indexing", "inventory", "jobs", "layout", "lexer", "logging", "metrics",
-    "middleware", "migrations", "models", "network", "notifications", "orders", "parsers", "payments",
-    "plugins", "proxy", "queue", "render", "reports", "router", "runtime", "scheduler", "schema",
-    "search", "session", "shipping", "storage", "store", "sync", "telemetry", "transport", "ui",
-    "utils", "validation", "workers",
-)  # fmt: skip
+    "accounts",
+    "adapters",
+    "admin",
+    "api",
+    "auth",
+    "backup",
+    "billing",
+    "cache",
+    "cli",
+    "codecs",
+    "common",
+    "compiler",
+    "components",
+    "config",
+    "core",
+    "crypto",
+    "editor",
+    "gateway",
+    "graph",
+    "handlers",
+    "hooks",
+    "indexing",
+    "inventory",
+    "jobs",
+    "layout",
+    "lexer",
+    "logging",
+    "metrics",
+    "middleware",
+    "migrations",
+    "models",
+    "network",
+    "notifications",
+    "orders",
+    "parsers",
+    "payments",
+    "plugins",
+    "proxy",
+    "queue",
+    "render",
+    "reports",
+    "router",
+    "runtime",
+    "scheduler",
+    "schema",
+    "search",
+    "session",
+    "shipping",
+    "storage",
+    "store",
+    "sync",
+    "telemetry",
+    "transport",
+    "ui",
+    "utils",
+    "validation",
+    "workers",
+)
 _NON_ASCII_DIR_WORDS: Final = ("données", "übersicht", "zürich", "café", "résumé", "naïve")
 _FILE_WORDS: Final = (
-    "account", "adapter", "audit", "backoff", "batch", "bridge", "buffer", "builder", "button", "cache",
-    "cart", "channel", "chunk", "cipher", "client", "column", "compiler", "config", "controller",
-    "counter", "cursor", "decoder", "dialog", "diff", "digest", "edge", "emitter", "encoder", "event",
-    "factory", "field", "filter", "form", "gateway", "gauge", "graph", "handler", "hash", "health",
-    "histogram", "index", "input", "invoice", "key", "layout", "lexer", "limiter", "limits", "listener",
-    "loader", "logger", "manager", "matcher", "merger", "metrics", "migration", "model", "node",
-    "options", "order", "page", "parser", "patch", "payment", "permission", "plugin", "policy", "probe",
-    "profile", "proxy", "query", "queue", "quota", "ranking", "rate", "reader", "receipt", "record",
-    "registry", "request", "resolver", "response", "retry", "role", "route", "router", "runtime",
-    "schema", "score", "select", "selector", "server", "service", "session", "settings", "signature",
-    "snapshot", "socket", "span", "status", "store", "stream", "table", "theme", "timeout", "token",
-    "tracer", "tree", "user", "validator", "view", "visitor", "walker", "widget", "worker", "writer",
-)  # fmt: skip
+    "account",
+    "adapter",
+    "audit",
+    "backoff",
+    "batch",
+    "bridge",
+    "buffer",
+    "builder",
+    "button",
+    "cache",
+    "cart",
+    "channel",
+    "chunk",
+    "cipher",
+    "client",
+    "column",
+    "compiler",
+    "config",
+    "controller",
+    "counter",
+    "cursor",
+    "decoder",
+    "dialog",
+    "diff",
+    "digest",
+    "edge",
+    "emitter",
+    "encoder",
+    "event",
+    "factory",
+    "field",
+    "filter",
+    "form",
+    "gateway",
+    "gauge",
+    "graph",
+    "handler",
+    "hash",
+    "health",
+    "histogram",
+    "index",
+    "input",
+    "invoice",
+    "key",
+    "layout",
+    "lexer",
+    "limiter",
+    "limits",
+    "listener",
+    "loader",
+    "logger",
+    "manager",
+    "matcher",
+    "merger",
+    "metrics",
+    "migration",
+    "model",
+    "node",
+    "options",
+    "order",
+    "page",
+    "parser",
+    "patch",
+    "payment",
+    "permission",
+    "plugin",
+    "policy",
+    "probe",
+    "profile",
+    "proxy",
+    "query",
+    "queue",
+    "quota",
+    "ranking",
+    "rate",
+    "reader",
+    "receipt",
+    "record",
+    "registry",
+    "request",
+    "resolver",
+    "response",
+    "retry",
+    "role",
+    "route",
+    "router",
+    "runtime",
+    "schema",
+    "score",
+    "select",
+    "selector",
+    "server",
+    "service",
+    "session",
+    "settings",
+    "signature",
+    "snapshot",
+    "socket",
+    "span",
+    "status",
+    "store",
+    "stream",
+    "table",
+    "theme",
+    "timeout",
+    "token",
+    "tracer",
+    "tree",
+    "user",
+    "validator",
+    "view",
+    "visitor",
+    "walker",
+    "widget",
+    "worker",
+    "writer",
+)
 _SUMMARY_VERBS: Final = (
-    "Parses", "Builds", "Validates", "Caches", "Routes", "Encodes", "Decodes", "Schedules", "Renders",
-    "Tracks", "Merges", "Filters", "Signs", "Loads", "Stores", "Retries", "Normalizes", "Exports",
-)  # fmt: skip
+    "Parses",
+    "Builds",
+    "Validates",
+    "Caches",
+    "Routes",
+    "Encodes",
+    "Decodes",
+    "Schedules",
+    "Renders",
+    "Tracks",
+    "Merges",
+    "Filters",
+    "Signs",
+    "Loads",
+    "Stores",
+    "Retries",
+    "Normalizes",
+    "Exports",
+)
 _QUESTION_VERBS: Final = ("Locate", "Explain", "Trace", "Review", "Find", "Audit", "Inspect", "Fix", "Where is")
 _REPOSITORY_NAMES: Final = (
-    "billing-service", "web-console", "search-indexer", "mobile-gateway", "data-pipeline",
-    "auth-server", "infra-tools", "media-encoder", "ledger-core", "notification-hub",
-)  # fmt: skip
+    "billing-service",
+    "web-console",
+    "search-indexer",
+    "mobile-gateway",
+    "data-pipeline",
+    "auth-server",
+    "infra-tools",
+    "media-encoder",
+    "ledger-core",
+    "notification-hub",
+)
 _LANGUAGES: Final = (  # (seed:language value, primary extensions, file-name style)
     ("Python", (".py",), "snake"),
     ("TypeScript", (".ts", ".tsx"), "camel"),
@@ -926,9 +1137,15 @@ _LANGUAGES: Final = (  # (seed:language value, primary extensions, file-name sty
     ("Java", (".java",), "pascal"),
 )
 _EXTRA_TRACKED: Final = (
-    ".gitignore", "LICENSE", "Makefile", "README.md", "docs/architecture.md", "docs/runbook.md",
-    "package.json", "settings.yaml",
-)  # fmt: skip
+    ".gitignore",
+    "LICENSE",
+    "Makefile",
+    "README.md",
+    "docs/architecture.md",
+    "docs/runbook.md",
+    "package.json",
+    "settings.yaml",
+)
 
 
 def _file_stem(words: Sequence[str], style: str) -> str:
@@ -1101,9 +1318,13 @@ def synthetic(
         stale = rng.sample(sampled, len(sampled) // 7)
         extra = [p for p in _EXTRA_TRACKED if language[0] == "JavaScript" or p != "package.json"]
         repo = repository(
-            repo_id, commit, items, staleness_sampled=sampled, stale=stale,
+            repo_id,
+            commit,
+            items,
+            staleness_sampled=sampled,
+            stale=stale,
             extra_tracked=extra[: max(0, 20_000 - n_items)],
-        )  # fmt: skip
+        )
         repositories.append(repo)
         top_dirs = sorted({path.partition("/")[0] for path, _ in paths})
         signatures: set[str] = set()
@@ -1130,9 +1351,15 @@ def synthetic(
             evidence = _synthetic_evidence(rng, paths, truth_indexes, evidence_per_receipt)
             cases.append(
                 case(
-                    repo, f"{repo_id}-{number}", question, [paths[i][0] for i in truth_indexes],
-                    min(n_items, rng.choice((5, 10, 20))), evidence=evidence,
-                    language=language[0], pattern="$NAME($$$ARGS)", path_seeds=top_dirs[:2],
-                )  # fmt: skip
+                    repo,
+                    f"{repo_id}-{number}",
+                    question,
+                    [paths[i][0] for i in truth_indexes],
+                    min(n_items, rng.choice((5, 10, 20))),
+                    evidence=evidence,
+                    language=language[0],
+                    pattern="$NAME($$$ARGS)",
+                    path_seeds=top_dirs[:2],
+                )
             )
     return prepared_input(repositories, cases)

@@ -34,11 +34,23 @@ PREP = "/repositories/0/sourceListPreparation"
 SAMPLE = "/repositories/0/metadataStalenessSample"
 
 
-NAMES = ("alpha", "beta", "cache", "config", "exporter", "graph", "parser", "ranking", "receipt", "runner", "security",
-         "zeta")  # fmt: skip
+NAMES = (
+    "alpha",
+    "beta",
+    "cache",
+    "config",
+    "exporter",
+    "graph",
+    "parser",
+    "ranking",
+    "receipt",
+    "runner",
+    "security",
+    "zeta",
+)
 
 
-Mutation = Callable[[Obj], None]
+Mutation = Callable[[Obj], object]
 """A one-defect edit of a prepared input (a ``dict`` from :func:`valid_minimal`), in place."""
 
 
@@ -60,54 +72,58 @@ def first(obj: Obj) -> tuple[str, str]:
 
 
 def repo0(obj: Obj) -> Obj:
-    return obj["repositories"][0]  # type: ignore[index,no-any-return]
+    """The first repository of the input."""
+    repository: Obj = obj["repositories"][0]
+    return repository
 
 
 def payload_of(obj: Obj) -> Obj:
-    return json.loads(repo0(obj)["sourceListArtifact"]["rawJson"])  # type: ignore[index]
+    """The first repository's source-list payload, parsed from its raw text (a copy)."""
+    payload: Obj = json.loads(repo0(obj)["sourceListArtifact"]["rawJson"])
+    return payload
 
 
-def with_payload(change: Callable[[Obj], None], *, git: bool = False) -> Callable[[Obj], None]:
+def with_payload(change: Mutation, *, git: bool = False) -> Mutation:
     """Mutate the source-list payload, rewrite rawJson and re-seal everything bound to it."""
 
     def mutate(obj: Obj) -> None:
         payload = payload_of(obj)
         change(payload)
-        repo0(obj)["sourceListArtifact"]["rawJson"] = prepared.raw_text(payload)  # type: ignore[index]
+        repo0(obj)["sourceListArtifact"]["rawJson"] = prepared.raw_text(payload)
         rehash_input(obj)
         if git:
-            rehash_repository(repo0(obj), regenerate_git=True)  # type: ignore[arg-type]
+            rehash_repository(repo0(obj), regenerate_git=True)
 
     return mutate
 
 
-def item(k: int, **members: object) -> Callable[[Obj], None]:
+def item(k: int, **members: Any) -> Mutation:
     def change(payload: Obj) -> None:
-        payload["items"][k].update(members)  # type: ignore[index]
+        payload["items"][k].update(members)
 
     return with_payload(change)
 
 
-def prep(change: Callable[[Obj], None]) -> Callable[[Obj], None]:
+def prep(change: Mutation) -> Mutation:
     """Mutate the preparation observation, then re-seal only its observationDigest."""
 
     def mutate(obj: Obj) -> None:
         observation = repo0(obj)["sourceListPreparation"]
-        change(observation)  # type: ignore[arg-type]
-        observation["observationDigest"] = canonical_digest(  # type: ignore[index]
-            {k: v for k, v in observation.items() if k != "observationDigest"}  # type: ignore[union-attr]
+        change(observation)
+        observation["observationDigest"] = canonical_digest(
+            {k: v for k, v in observation.items() if k != "observationDigest"}
         )
 
     return mutate
 
 
-def git_bytes(data: bytes, *, text: str | None = None) -> Callable[[Obj], None]:
+def git_bytes(data: bytes, *, text: str | None = None) -> Mutation:
     """Replace the tracked-path evidence by ``data`` (or a literal base64 ``text``)."""
 
     def change(observation: Obj) -> None:
         inventory = observation["trackedPathInventory"]
-        inventory["stdoutBase64"] = text if text is not None else base64.b64encode(data).decode()  # type: ignore[index]
-        inventory["stdoutSha256"] = raw_digest(data)  # type: ignore[index]
+        inventory["stdoutBase64"] = text if text is not None else base64.b64encode(data).decode()
+        inventory["stdoutSha256"] = raw_digest(data)
 
     return prep(change)
 
@@ -116,19 +132,19 @@ def records(*rows: tuple[str, int, str], oid: str = E) -> bytes:
     return b"".join(f"{mode} {oid} {stage}\t{path}".encode() + b"\0" for mode, stage, path in rows)
 
 
-def sample(change: Callable[[Obj], None]) -> Callable[[Obj], None]:
+def sample(change: Mutation) -> Mutation:
     def mutate(obj: Obj) -> None:
-        change(repo0(obj)["metadataStalenessSample"])  # type: ignore[arg-type]
-        rehash_repository(repo0(obj))  # type: ignore[arg-type]
+        change(repo0(obj)["metadataStalenessSample"])
+        rehash_repository(repo0(obj))
 
     return mutate
 
 
-def case(k: int, reseal: bool = True, **members: object) -> Callable[[Obj], None]:
+def case(k: int, reseal: bool = True, **members: Any) -> Mutation:
     def mutate(obj: Obj) -> None:
-        obj["cases"][k].update(members)  # type: ignore[index]
+        obj["cases"][k].update(members)
         if reseal:
-            rehash_case(obj["cases"][k], repo0(obj))  # type: ignore[index,arg-type]
+            rehash_case(obj["cases"][k], repo0(obj))
 
     return mutate
 
@@ -137,7 +153,7 @@ def set_path(path: tuple[object, ...], value: object) -> Mutation:
     """Set the member at ``path`` (keys and indexes) to ``value``, resealing nothing."""
 
     def mutate(obj: Obj) -> None:
-        target = obj
+        target: Any = obj
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = value
@@ -145,7 +161,7 @@ def set_path(path: tuple[object, ...], value: object) -> Mutation:
     return mutate
 
 
-def set_payload(obj: Obj, change: Callable[[Obj], None], *, git: bool = False) -> None:
+def set_payload(obj: Obj, change: Mutation, *, git: bool = False) -> None:
     p = payload_of(obj)
     change(p)
     repo0(obj)["sourceListArtifact"]["rawJson"] = prepared.raw_text(p)
@@ -154,14 +170,16 @@ def set_payload(obj: Obj, change: Callable[[Obj], None], *, git: bool = False) -
         rehash_repository(repo0(obj), regenerate_git=True)
 
 
-def set_item(obj: Obj, k: int, *, git: bool = False, **members: object) -> None:
+def set_item(obj: Obj, k: int, *, git: bool = False, **members: Any) -> None:
     set_payload(obj, lambda p: p["items"][k].update(members), git=git)
 
 
-def set_prep(obj: Obj, change: Callable[[Obj], None]) -> None:
+def set_prep(obj: Obj, change: Mutation) -> None:
     observation = repo0(obj)["sourceListPreparation"]
     change(observation)
-    observation["observationDigest"] = canonical_digest({k: v for k, v in observation.items() if k != "observationDigest"})
+    observation["observationDigest"] = canonical_digest(
+        {k: v for k, v in observation.items() if k != "observationDigest"}
+    )
 
 
 def set_git(obj: Obj, data: bytes) -> None:
@@ -176,13 +194,13 @@ def path_records(paths: list[str], stage: int = 0, mode: str = "100644") -> byte
     return b"".join(f"{mode} {E} {stage}\t{p}".encode() + b"\0" for p in paths)
 
 
-def minimal_with(change: Callable[[Obj], None]) -> Obj:
+def minimal_with(change: Mutation) -> Obj:
     obj = valid_minimal()
     change(obj)
     return obj
 
 
-def sample_paths(sampled: list[object], stale: list[object]) -> Callable[[dict[str, Any]], None]:
+def sample_paths(sampled: object, stale: object) -> Mutation:
     """Set the staleness sample's ``sampledPaths`` and ``stalePaths`` and re-seal the repository."""
 
     def change(obj: dict[str, Any]) -> None:
@@ -193,12 +211,12 @@ def sample_paths(sampled: list[object], stale: list[object]) -> Callable[[dict[s
     return change
 
 
-def one_page(items: int, page_size: int) -> dict[str, object]:
+def one_page(items: int, page_size: int) -> Obj:
     """SPEC §11.1's input with its source list cut to ``items`` items on one page of ``page_size``."""
     obj = valid_minimal()
 
-    def change(payload: dict[str, object]) -> None:
-        payload["items"] = payload["items"][:items]  # type: ignore[index]
+    def change(payload: Obj) -> None:
+        payload["items"] = payload["items"][:items]
         payload.update(totalCount=items, returnedCount=items, pageSize=page_size)
 
     with_payload(change)(obj)

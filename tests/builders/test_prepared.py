@@ -35,37 +35,57 @@ SYNTHETIC_SMALL_SHA256 = "ccfe6dbe4358ca12be508a0cb18f7f70cb3d9115354981dbefe0c3
 
 # SPEC §11.2: (intentSignature, targetBasisDigest, questionId) of repo-1 … repo-10.
 IDENTITY_DIGESTS = [
-    ("0549f81f476e5697093ee1bb8fa574b7f75e25788685c7a5f97ee216985ce249",
-     "4b087856159915ff9f43db03148c0cfb55342633edd017ad7b5895256f90bd82",
-     "e8cc751fac3c0848a865183553b6ab326d21c0e6313e06e8010a2df884cff918"),
-    ("8ac7c502c854a75c69732a3473cde74d67a6ffe5f5f908d3925992ecf3797a7d",
-     "7b57e0a939c7f43568dcbb17add8161cc6c9025218207e252d55a4e93dd82369",
-     "97faf3244569165855ed0e4ac06ea4326c65d1cbb84b18e40b6a872b1976c641"),
-    ("f56885cbac6ce4b64d667b63c8aacec3798932153fbeb9dfbc46d6c05b8711b5",
-     "a7135aee91266dde4eb49b60a7fe3ca1aafb1a05fbbfad6291e278edcb174516",
-     "2b94706258cec8ac1f13d9dd59471f7dab60f39e065f4f401f171adeb9dae13c"),
-    ("01b1d5688e91c6e39a7ce02fa66ca00f73fa8c936c2f200d487e85d184f52cce",
-     "3d3f05cbcb2d9faab6349a7b6698e86ebca759caf2728a346907e4ae2924b64f",
-     "06f7bd18cd98a21ce670b03e41382d97b25cfcd7a888f25d165312697d1ecd03"),
-    ("cffecde643e7b56bd26b65ab2268d6782c727b0265f889e9442aed0e16bf6850",
-     "11580b1c59f87e1344201b352c49fffa3b0144394b99075678a23271600143d3",
-     "6bf4ac628549da5fef431203053d6053650d96d487a85f8cbad9b42549f53b84"),
-    ("22dd9da1367e0808aea87b7a764c1c024b2e869cf5a384d51786c34306836aef",
-     "2a208d5b7467153f850bddad840d07fb9773dbbd223571797dda518dcbb91968",
-     "535b6abdcc06e549558f7a571275554997ce30b9423b7ff6080c41fd1f62c2d9"),
-    ("536b895f4cf71b0b6e889861c66615f338e86fec8c57a9aca0a214dbad33f4b8",
-     "a5ee7e62afb71cee71e377a4daac3af4498aad10020f77028dfd20eef7b8f43a",
-     "22e3dcfe5cca7a7adc854354ad1eb0e89adf473ea245b4687f90dbdf224d018f"),
-    ("75d5cb09c9d322cff9f98612adb10c290ae950e4618098d6ba54bf6caa1db854",
-     "156653e6a576023e419a71e01e7e232ad2f248831f6446fc2d3c2dd272f97562",
-     "c34e98ac2bfa51e76926026c5fcb383455593b967580c7d0ca071e557bbeadf8"),
-    ("aad86c9c64ffb42d3e995c991e7754b50ab5d46f4e790e850c71adb16f57f89e",
-     "89f884b4ee67c66a68a8b11755d22db8247e9fbfc33b9e8813d2c62ae49b1d21",
-     "a01baf8c938184bf2adb5912444075be8fe866ac3319e136276bb8d2ca540546"),
-    ("d8ae6622f52ddc151b664c5b41d14e5c39de4780c88ffb579168866fb8d03779",
-     "bb7c5a3c10536d3daaf21f2bf41a77058fac9bbcc7761a054b7292d2a01996cc",
-     "b680642d86a7b0ffe275e06177027cec09a9cccacebd183129a4186cefdf1804"),
-]  # fmt: skip
+    (
+        "0549f81f476e5697093ee1bb8fa574b7f75e25788685c7a5f97ee216985ce249",
+        "4b087856159915ff9f43db03148c0cfb55342633edd017ad7b5895256f90bd82",
+        "e8cc751fac3c0848a865183553b6ab326d21c0e6313e06e8010a2df884cff918",
+    ),
+    (
+        "8ac7c502c854a75c69732a3473cde74d67a6ffe5f5f908d3925992ecf3797a7d",
+        "7b57e0a939c7f43568dcbb17add8161cc6c9025218207e252d55a4e93dd82369",
+        "97faf3244569165855ed0e4ac06ea4326c65d1cbb84b18e40b6a872b1976c641",
+    ),
+    (
+        "f56885cbac6ce4b64d667b63c8aacec3798932153fbeb9dfbc46d6c05b8711b5",
+        "a7135aee91266dde4eb49b60a7fe3ca1aafb1a05fbbfad6291e278edcb174516",
+        "2b94706258cec8ac1f13d9dd59471f7dab60f39e065f4f401f171adeb9dae13c",
+    ),
+    (
+        "01b1d5688e91c6e39a7ce02fa66ca00f73fa8c936c2f200d487e85d184f52cce",
+        "3d3f05cbcb2d9faab6349a7b6698e86ebca759caf2728a346907e4ae2924b64f",
+        "06f7bd18cd98a21ce670b03e41382d97b25cfcd7a888f25d165312697d1ecd03",
+    ),
+    (
+        "cffecde643e7b56bd26b65ab2268d6782c727b0265f889e9442aed0e16bf6850",
+        "11580b1c59f87e1344201b352c49fffa3b0144394b99075678a23271600143d3",
+        "6bf4ac628549da5fef431203053d6053650d96d487a85f8cbad9b42549f53b84",
+    ),
+    (
+        "22dd9da1367e0808aea87b7a764c1c024b2e869cf5a384d51786c34306836aef",
+        "2a208d5b7467153f850bddad840d07fb9773dbbd223571797dda518dcbb91968",
+        "535b6abdcc06e549558f7a571275554997ce30b9423b7ff6080c41fd1f62c2d9",
+    ),
+    (
+        "536b895f4cf71b0b6e889861c66615f338e86fec8c57a9aca0a214dbad33f4b8",
+        "a5ee7e62afb71cee71e377a4daac3af4498aad10020f77028dfd20eef7b8f43a",
+        "22e3dcfe5cca7a7adc854354ad1eb0e89adf473ea245b4687f90dbdf224d018f",
+    ),
+    (
+        "75d5cb09c9d322cff9f98612adb10c290ae950e4618098d6ba54bf6caa1db854",
+        "156653e6a576023e419a71e01e7e232ad2f248831f6446fc2d3c2dd272f97562",
+        "c34e98ac2bfa51e76926026c5fcb383455593b967580c7d0ca071e557bbeadf8",
+    ),
+    (
+        "aad86c9c64ffb42d3e995c991e7754b50ab5d46f4e790e850c71adb16f57f89e",
+        "89f884b4ee67c66a68a8b11755d22db8247e9fbfc33b9e8813d2c62ae49b1d21",
+        "a01baf8c938184bf2adb5912444075be8fe866ac3319e136276bb8d2ca540546",
+    ),
+    (
+        "d8ae6622f52ddc151b664c5b41d14e5c39de4780c88ffb579168866fb8d03779",
+        "bb7c5a3c10536d3daaf21f2bf41a77058fac9bbcc7761a054b7292d2a01996cc",
+        "b680642d86a7b0ffe275e06177027cec09a9cccacebd183129a4186cefdf1804",
+    ),
+]
 
 
 def _sha256(data: bytes) -> str:
@@ -152,15 +172,19 @@ def test_structural_digests_of_repo_1_match_spec_11_2(minimal: dict[str, Any]) -
     bundle = minimal["cases"][0]["structuralEvidence"]
     observation = bundle["executionObservation"]
     raw = observation["rawEvidence"]
-    assert bundle["expectedRequestDigest"] == bundle["receipt"]["requestDigest"] == (
-        "sha256:1446d8d6f56e6ac92cbf0a3e12d9621f29905a63576491548d5596b815b6f9ff"
+    assert (
+        bundle["expectedRequestDigest"]
+        == bundle["receipt"]["requestDigest"]
+        == ("sha256:1446d8d6f56e6ac92cbf0a3e12d9621f29905a63576491548d5596b815b6f9ff")
     )
     assert bundle["receipt"]["receiptDigest"] == (
         "sha256:d204767fb25a97af540bdc106e1877504795546dd6310bc525bfcb3bf9871298"
     )
     assert raw["requestSha256"] == "sha256:fb5c08a792d259bf80d50386b08e5f031671ad1af014b1038c7f87d0de46b30b"
-    assert raw["receiptSha256"] == raw["stdoutSha256"] == (
-        "sha256:af4969bb05a5718b22da64c7bf913e46f0453fa6a46f9641995d0c1194e8c597"
+    assert (
+        raw["receiptSha256"]
+        == raw["stdoutSha256"]
+        == ("sha256:af4969bb05a5718b22da64c7bf913e46f0453fa6a46f9641995d0c1194e8c597")
     )
     assert raw["stderrSha256"] == "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     assert raw["processSha256"] == "sha256:2974ebbacd8c9b9feae97af13c3a2ec659440a720b8ffa4f479ff976b75c734f"
@@ -218,11 +242,20 @@ def test_repo_b_digests_match_spec_11_5(two_repo: dict[str, Any]) -> None:
     ],
     ids=["present", "absent", "invalid", "unreadable", "not_applicable"],
 )
-def test_source_list_item_defaults_follow_status(status: str, options: dict[str, Any], expected: tuple[Any, ...]) -> None:
+def test_source_list_item_defaults_follow_status(
+    status: str, options: dict[str, Any], expected: tuple[Any, ...]
+) -> None:
     item = prepared.source_list_item("Src/Main.PY", status, **options)
     assert list(item) == [
-        "path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary", "readWhen", "metadataError",
-    ]  # fmt: skip
+        "path",
+        "indexKind",
+        "extension",
+        "worktreeKind",
+        "metadataStatus",
+        "summary",
+        "readWhen",
+        "metadataError",
+    ]
     assert item["extension"] == ".py"
     assert (item["indexKind"], item["worktreeKind"], item["summary"], item["metadataError"]) == expected
 
@@ -236,9 +269,13 @@ def test_tracked_path_records_encode_index_kinds_and_extra_paths() -> None:
     data = prepared.tracked_path_bytes(prepared.tracked_path_records(items, ["README.md"]))
     oid = prepared.GIT_OBJECT_ID
     records = [
-        ("100644", 0, "README.md"), ("120000", 0, "a.js"), ("100644", 1, "b.go"), ("100644", 2, "b.go"),
-        ("100644", 3, "b.go"), ("100644", 0, "c.rs"),
-    ]  # fmt: skip
+        ("100644", 0, "README.md"),
+        ("120000", 0, "a.js"),
+        ("100644", 1, "b.go"),
+        ("100644", 2, "b.go"),
+        ("100644", 3, "b.go"),
+        ("100644", 0, "c.rs"),
+    ]
     assert data == b"".join(f"{mode} {oid} {stage}\t{path}\x00".encode() for mode, stage, path in records)
     with pytest.raises(ValueError, match="supported extension"):
         prepared.tracked_path_records(items, ["extra.py"])
@@ -326,7 +363,11 @@ def test_rehash_case_follows_truth_and_ignores_truth_order(minimal: dict[str, An
     assert case["targetBasisDigest"] == reordered["targetBasisDigest"] != minimal["cases"][0]["targetBasisDigest"]
     assert case["intentSignature"] == canonical_digest(identity_tokens(case["question"]))
     assert case["questionId"] == "question:" + canonical_digest(
-        {"repositoryId": "repo", "intentSignature": case["intentSignature"], "targetBasisDigest": case["targetBasisDigest"]}
+        {
+            "repositoryId": "repo",
+            "intentSignature": case["intentSignature"],
+            "targetBasisDigest": case["targetBasisDigest"],
+        }
     )
 
 
@@ -403,17 +444,17 @@ def test_synthetic_meets_the_rules_it_promises(small_synthetic: dict[str, Any]) 
         present = sum(1 for i in json.loads(repo["sourceListArtifact"]["rawJson"])["items"] if i["summary"])
         assert 0.6 * 40 <= present <= 0.9 * 40
     per_repository = Counter(c["repositoryId"] for c in obj["cases"])
-    assert per_repository == {repo_id: 10 for repo_id in repos}  # CASE-19
+    assert per_repository == dict.fromkeys(repos, 10)  # CASE-19
     assert len({(c["repositoryId"], c["intentSignature"]) for c in obj["cases"]}) == 20  # CASE-15
     assert len({(c["repositoryId"], c["targetBasisDigest"]) for c in obj["cases"]}) == 20  # CASE-16
     for case in obj["cases"]:
-        paths = set(prepared.item_paths(repos[case["repositoryId"]]))
-        assert set(case["truth"]) <= paths
+        known = set(prepared.item_paths(repos[case["repositoryId"]]))
+        assert set(case["truth"]) <= known
         receipt = case["structuralEvidence"]["receipt"]
         limits = receipt["request"]["limits"]
         evidence = receipt["evidence"]
         assert len(evidence) == 6
-        assert {e["identity"]["path"] for e in evidence} <= paths  # SB-15
+        assert {e["identity"]["path"] for e in evidence} <= known  # SB-15
         assert len({e["id"] for e in evidence}) == 6  # RCPT-30
         assert len(evidence) <= limits["maxCandidates"]  # RCPT-35
         assert sum(e["byteCount"] for e in evidence) <= limits["maxEvidenceBytes"]  # RCPT-36

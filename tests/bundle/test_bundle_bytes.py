@@ -60,8 +60,16 @@ def fixed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def _archive(folder: Path, bundle: Path, *extra: str) -> str:
-    args = ["archive", "--input", str(folder / "prepared-input.json"), "--results", str(folder / "results.json"),
-            "--bundle", str(bundle), *extra]  # fmt: skip
+    args = [
+        "archive",
+        "--input",
+        str(folder / "prepared-input.json"),
+        "--results",
+        str(folder / "results.json"),
+        "--bundle",
+        str(bundle),
+        *extra,
+    ]
     assert main(args) == 0
     return hashlib.sha256(bundle.read_bytes()).hexdigest()
 
@@ -78,6 +86,14 @@ def test_plain_bundle_bytes_are_pinned(fixed: Path) -> None:
 
 def test_signed_bundle_with_evidence_and_epoch_is_pinned(fixed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    digest = _archive(fixed, fixed / "signed.tar.gz", "--sign-key", str(fixed / "k.pem"),
-                      "--evidence", str(fixed / "notes.txt"), "--evidence", str(fixed / "logs"))  # fmt: skip
+    digest = _archive(
+        fixed,
+        fixed / "signed.tar.gz",
+        "--sign-key",
+        str(fixed / "k.pem"),
+        "--evidence",
+        str(fixed / "notes.txt"),
+        "--evidence",
+        str(fixed / "logs"),
+    )
     assert digest == PINNED_SIGNED

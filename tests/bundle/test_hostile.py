@@ -9,10 +9,16 @@ the compressed bytes.
 from __future__ import annotations
 
 import gzip
+import hashlib
+import json
+import resource
 import struct
+import subprocess
+import sys
 import tarfile
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -29,15 +35,24 @@ P = 2**255 - 19
 L = 2**252 + 27742317777372353535851937790883648493
 
 
-
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder with the example input, its results file and an unsigned bundle ``b.tar.gz``."""
     folder = tmp_path_factory.mktemp("hostile")
     (folder / "in.json").write_bytes(EXAMPLE.read_bytes())
     assert run_ablation("run", "--input", folder / "in.json", "--output", folder / "results.json") == 0
-    assert run_ablation("archive", "--input", folder / "in.json", "--results", folder / "results.json",
-                "--bundle", folder / "b.tar.gz") == 0  # fmt: skip
+    assert (
+        run_ablation(
+            "archive",
+            "--input",
+            folder / "in.json",
+            "--results",
+            folder / "results.json",
+            "--bundle",
+            folder / "b.tar.gz",
+        )
+        == 0
+    )
     return folder
 
 
@@ -85,8 +100,12 @@ def _top(made: Path) -> str:
 def _pax_sparse(top: str) -> bytes:
     info = tarfile.TarInfo(f"{top}/extra/GNUSparseFile.0/x")
     info.size = 4
-    info.pax_headers = {"GNU.sparse.major": "1", "GNU.sparse.minor": "0", "GNU.sparse.name": f"{top}/extra/x",
-                        "GNU.sparse.realsize": str(1 << 30)}  # fmt: skip
+    info.pax_headers = {
+        "GNU.sparse.major": "1",
+        "GNU.sparse.minor": "0",
+        "GNU.sparse.name": f"{top}/extra/x",
+        "GNU.sparse.realsize": str(1 << 30),
+    }
     return info.tobuf(tarfile.PAX_FORMAT) + b"\x00\x00\x00\x04" + bytes(BLOCK - 4)
 
 
@@ -112,19 +131,21 @@ HEADER_FAULTS = {
     "symlink": (lambda top: _typed(top, tarfile.SYMTYPE), "extra/z: a symbolic link"),
     "block device": (lambda top: _typed(top, tarfile.BLKTYPE), "extra/z: a block device"),
     "base-256 size": (_base256_size, "extra/z: the tar header's size or mtime is not the canonical octal"),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", list(HEADER_FAULTS))
-def test_members_of_other_formats_are_refused_at_their_header(name: str, made: Path, tmp_path: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_members_of_other_formats_are_refused_at_their_header(
+    name: str, made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     build, expected = HEADER_FAULTS[name]
     err = _refused(_with_member(made, tmp_path, build(_top(made))), capsys)
     assert expected in err, err
 
 
-def test_a_huge_declared_pax_record_is_refused_before_its_data(made: Path, tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_huge_declared_pax_record_is_refused_before_its_data(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     header = _typed(_top(made), tarfile.XHDTYPE)[:BLOCK]
     info = tarfile.TarInfo.frombuf(header, "utf-8", "strict")
     info.size = 64 << 20  # 64 MiB that are never there: refused before reading
@@ -133,8 +154,9 @@ def test_a_huge_declared_pax_record_is_refused_before_its_data(made: Path, tmp_p
     assert len(err) < 400
 
 
-def test_long_name_records_are_bounded_and_must_precede_their_header(made: Path, tmp_path: Path,
-                                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_long_name_records_are_bounded_and_must_precede_their_header(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     top = _top(made)
     long = tarformat.header_bytes(f"{top}/extra/" + "n" * 5000, 0, folder=False, mtime=0)
     err = _refused(_with_member(made, tmp_path, long), capsys)
@@ -144,8 +166,9 @@ def test_long_name_records_are_bounded_and_must_precede_their_header(made: Path,
     assert "is not followed by the header it names" in err
 
 
-def test_a_header_differing_from_the_writers_is_refused(made: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_header_differing_from_the_writers_is_refused(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     info = tarfile.TarInfo(f"{_top(made)}/extra/z")
     info.mode, info.size = 0o600, 0
     err = _refused(_with_member(made, tmp_path, info.tobuf(tarfile.GNU_FORMAT)), capsys)
@@ -156,8 +179,9 @@ def _gzip_fields(data: bytes, flags: int, extra: bytes = b"") -> bytes:
     return data[:3] + bytes([flags]) + data[4:10] + extra + data[10:]
 
 
-def test_gzip_framing_other_than_the_writers_is_refused(made: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_gzip_framing_other_than_the_writers_is_refused(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = (made / "b.tar.gz").read_bytes()
     header_crc = struct.pack("<H", zlib.crc32(data[:3] + b"\x02" + data[4:10]) & 0xFFFF)
     cases = {
@@ -186,12 +210,13 @@ def test_a_wrong_gzip_crc_is_refused(made: Path, tmp_path: Path, capsys: pytest.
 
 
 def test_verify_archive_prints_the_content_digest(made: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import hashlib  # noqa: PLC0415
-
     capsys.readouterr()
     assert run_ablation("verify-archive", made / "b.tar.gz") == 0
     out = capsys.readouterr().out
-    sums = tarfile.open(made / "b.tar.gz").extractfile(f"{_top(made)}/SHA256SUMS").read()  # type: ignore[union-attr]
+    with tarfile.open(made / "b.tar.gz") as tar:
+        member = tar.extractfile(f"{_top(made)}/SHA256SUMS")
+        assert member is not None
+        sums = member.read()
     assert f"  content sha256         {hashlib.sha256(sums).hexdigest()} (SHA-256 of SHA256SUMS" in out
 
 
@@ -208,8 +233,10 @@ def _encode(y: int, sign: int) -> bytes:
 
 # All eight small-order points (each y with both signs of x; x = 0 for y = ±1 makes the sign-1 form
 # non-canonical), and their non-canonical encodings y + p (those below 2**255).
-WEAK = sorted({_encode(y, s) for y in SMALL_ORDER_Y for s in (0, 1)}
-              | {_encode(y + P, s) for y in SMALL_ORDER_Y if y + P < 2**255 for s in (0, 1)})  # fmt: skip
+WEAK = sorted(
+    {_encode(y, s) for y in SMALL_ORDER_Y for s in (0, 1)}
+    | {_encode(y + P, s) for y in SMALL_ORDER_Y if y + P < 2**255 for s in (0, 1)}
+)
 
 
 def _pem(raw: bytes) -> bytes:
@@ -227,8 +254,9 @@ def test_every_small_order_and_non_canonical_key_is_weak() -> None:
 
 
 @pytest.mark.parametrize("raw", WEAK, ids=[w.hex()[:8] + w.hex()[-2:] for w in WEAK])
-def test_verify_archive_refuses_a_weak_public_key(raw: bytes, made: Path, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_verify_archive_refuses_a_weak_public_key(
+    raw: bytes, made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "weak.pub").write_bytes(_pem(raw))
     err = _refused(made / "b.tar.gz", capsys, "--public-key", tmp_path / "weak.pub", code=2)
     assert f"public key {str(tmp_path / 'weak.pub')!r} is a weak Ed25519 key: a " in err
@@ -265,16 +293,29 @@ def test_a_signature_with_s_not_below_l_is_refused() -> None:
 
 def test_sign_key_is_checked_too(made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     key = Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
-    (tmp_path / "k.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                       serialization.NoEncryption()))  # fmt: skip
-    assert run_ablation("archive", "--input", made / "in.json", "--results", made / "results.json",
-                "--bundle", tmp_path / "s.tar.gz", "--sign-key", tmp_path / "k.pem") == 0  # fmt: skip
-    (tmp_path / "k.pub").write_bytes(_pem(key.public_key().public_bytes(serialization.Encoding.Raw,
-                                                                         serialization.PublicFormat.Raw)))  # fmt: skip
+    (tmp_path / "k.pem").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    assert (
+        run_ablation(
+            "archive",
+            "--input",
+            made / "in.json",
+            "--results",
+            made / "results.json",
+            "--bundle",
+            tmp_path / "s.tar.gz",
+            "--sign-key",
+            tmp_path / "k.pem",
+        )
+        == 0
+    )
+    (tmp_path / "k.pub").write_bytes(
+        _pem(key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+    )
     capsys.readouterr()
     assert run_ablation("verify-archive", tmp_path / "s.tar.gz", "--public-key", tmp_path / "k.pub") == 0
     der = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
-    import hashlib  # noqa: PLC0415
 
     assert f"verified with public key sha256:{hashlib.sha256(der).hexdigest()}" in capsys.readouterr().out
 
@@ -283,25 +324,47 @@ def test_sign_key_is_checked_too(made: Path, tmp_path: Path, capsys: pytest.Capt
 
 
 @pytest.mark.parametrize("value", [str(2**88), "1700000000000", "-1", "1e9", " 1", "8589934592"])
-def test_source_date_epoch_out_of_range_is_a_usage_error(value: str, made: Path, tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_source_date_epoch_out_of_range_is_a_usage_error(
+    value: str, made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
     capsys.readouterr()
-    assert run_ablation("archive", "--input", made / "in.json", "--results", made / "results.json",
-                "--bundle", tmp_path / "e.tar.gz") == 2  # fmt: skip
+    assert (
+        run_ablation(
+            "archive",
+            "--input",
+            made / "in.json",
+            "--results",
+            made / "results.json",
+            "--bundle",
+            tmp_path / "e.tar.gz",
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "SOURCE_DATE_EPOCH must be a decimal integer from 0 to 8589934591" in err
     assert err.count("\n") == 1
     assert not (tmp_path / "e.tar.gz").exists()
 
 
-def test_the_largest_source_date_epoch_archives_and_verifies(made: Path, tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_the_largest_source_date_epoch_archives_and_verifies(
+    made: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "8589934591")
-    assert run_ablation("archive", "--input", made / "in.json", "--results", made / "results.json",
-                "--bundle", tmp_path / "e.tar.gz") == 0  # fmt: skip
-    assert tarfile.open(tmp_path / "e.tar.gz").getmembers()[0].mtime == 8589934591
+    assert (
+        run_ablation(
+            "archive",
+            "--input",
+            made / "in.json",
+            "--results",
+            made / "results.json",
+            "--bundle",
+            tmp_path / "e.tar.gz",
+        )
+        == 0
+    )
+    with tarfile.open(tmp_path / "e.tar.gz") as tar:
+        assert tar.getmembers()[0].mtime == 8589934591
     assert run_ablation("verify-archive", tmp_path / "e.tar.gz") == 0
 
 
@@ -318,26 +381,27 @@ _MUTATION = st.one_of(
 )
 
 
-def _mutate(data: bytes, tar: bytes, mutation: tuple[str, object, object]) -> bytes:
+def _mutate(data: bytes, tar: bytes, mutation: tuple[str, Any, Any]) -> bytes:
     kind, where, change = mutation
     if kind.startswith("tar"):
-        offset = where if isinstance(where, int) else int(where * len(tar))  # type: ignore[operator]
+        offset = where if isinstance(where, int) else int(where * len(tar))
         if kind == "tar-cut":
             return tarformat.compress([tar[:offset]])
-        return tarformat.compress([tar[:offset] + bytes([tar[offset] ^ change]) + tar[offset + 1 :]])  # type: ignore[operator]
+        return tarformat.compress([tar[:offset] + bytes([tar[offset] ^ change]) + tar[offset + 1 :]])
     if kind == "size":  # one digit of the second header's size field (SHA256SUMS)
-        offset = BLOCK + 124 + where % 12  # type: ignore[operator]
-        return tarformat.compress([tar[:offset] + change + tar[offset + 1 :]])  # type: ignore[operator]
+        offset = BLOCK + 124 + where % 12
+        return tarformat.compress([tar[:offset] + change + tar[offset + 1 :]])
     if kind == "append":
-        return data + where  # type: ignore[operator]
-    offset = where if isinstance(where, int) else int(where * len(data))  # type: ignore[operator]
-    return data[:offset] + bytes([data[offset] ^ change]) + data[offset + 1 :]  # type: ignore[operator]
+        return data + bytes(where)
+    offset = where if isinstance(where, int) else int(where * len(data))
+    return data[:offset] + bytes([data[offset] ^ change]) + data[offset + 1 :]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutation=_MUTATION)
-def test_a_mutated_bundle_fails_on_one_line_or_is_the_same_tar(mutation: tuple[str, object, object], made: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_mutated_bundle_fails_on_one_line_or_is_the_same_tar(
+    mutation: tuple[str, object, object], made: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = (made / "b.tar.gz").read_bytes()
     tar = gzip.decompress(data)
     mutated = _mutate(data, tar, mutation)
@@ -358,8 +422,9 @@ def test_a_mutated_bundle_fails_on_one_line_or_is_the_same_tar(mutation: tuple[s
         assert "Traceback" not in err
 
 
-def test_a_second_input_file_is_refused_at_its_header(made: Path, tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_second_input_file_is_refused_at_its_header(
+    made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Only one input member is kept in memory: a second is refused before its data is read."""
     tar = _tar(made)
     top = _top(made)
@@ -377,19 +442,28 @@ def test_a_second_input_file_is_refused_at_its_header(made: Path, tmp_path: Path
 
 
 @pytest.mark.parametrize(("data", "rule"), [(b"not json", "TOP-3 at byte 0"), (b"\xff\xfe", "TOP-1 at byte 0")])
-def test_archive_rejects_an_input_that_is_not_json_text(data: bytes, rule: str, made: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_archive_rejects_an_input_that_is_not_json_text(
+    data: bytes, rule: str, made: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Evidence is derived before the (concurrent) recomputation; a non-JSON input is still exit 4, one line."""
-    import hashlib  # noqa: PLC0415
-    import json  # noqa: PLC0415
 
     (tmp_path / "bad.json").write_bytes(data)
     results = json.loads((made / "results.json").read_bytes())
     results["inputSha256"] = hashlib.sha256(data).hexdigest()
     (tmp_path / "r.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     capsys.readouterr()
-    assert run_ablation("archive", "--input", tmp_path / "bad.json", "--results", tmp_path / "r.json",
-                "--bundle", tmp_path / "x.tar.gz") == 4  # fmt: skip
+    assert (
+        run_ablation(
+            "archive",
+            "--input",
+            tmp_path / "bad.json",
+            "--results",
+            tmp_path / "r.json",
+            "--bundle",
+            tmp_path / "x.tar.gz",
+        )
+        == 4
+    )
     err = capsys.readouterr().err
     assert rule in err
     assert err.count("\n") == 1
@@ -398,14 +472,17 @@ def test_archive_rejects_an_input_that_is_not_json_text(data: bytes, rule: str, 
 
 def test_verify_archive_runs_within_400_mb_of_address_space(made: Path) -> None:
     """Issue 11: the strict reader allocates what the data needs, never the 1 GiB or 4 GiB bounds."""
-    import resource  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (400_000 * 1024, 400_000 * 1024))
 
-    done = subprocess.run([sys.executable, "-m", "ablation", "verify-archive", str(made / "b.tar.gz")], cwd=ROOT,
-                          capture_output=True, text=True, preexec_fn=limit, check=False)  # noqa: PLW1509  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "ablation", "verify-archive", str(made / "b.tar.gz")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"bundle {made / 'b.tar.gz'}: valid\n")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import pathlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,12 +31,12 @@ from tests.builders.prepared import dumps, valid_minimal
 class _CountingDecoder:
     """Stands in for the fast path's decoder; counts decodes of texts ``size`` characters long."""
 
-    def __init__(self, real: object, size: int) -> None:
+    def __init__(self, real: json.JSONDecoder, size: int) -> None:
         self.real, self.size, self.count = real, size, 0
 
     def decode(self, text: str) -> object:
         self.count += len(text) == self.size
-        return self.real.decode(text)  # type: ignore[attr-defined]  # a json.JSONDecoder
+        return self.real.decode(text)  # a json.JSONDecoder
 
 
 @pytest.fixture
@@ -58,10 +60,10 @@ def _opens_of(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[str]:
     opened: list[str] = []
     real = pathlib.Path.open
 
-    def counting_open(self: Path, *args: object, **kwargs: object) -> object:
+    def counting_open(self: Path, *args: Any, **kwargs: Any) -> Any:
         if self.resolve() == path.resolve():
             opened.append(str(self))
-        return real(self, *args, **kwargs)  # type: ignore[call-overload]
+        return real(self, *args, **kwargs)
 
     monkeypatch.setattr(pathlib.Path, "open", counting_open)
     return opened
@@ -117,13 +119,14 @@ def test_sums_take_the_digests_already_computed() -> None:
 
 # ---------------------------------------------------------------- the one parse fails fast (mutation testing)
 
+
 def test_parsed_input_fails_fast_with_the_first_violation() -> None:
     obj = valid_minimal()
     data = dumps(obj).replace(b'"protocol":', b'"protocol":"x","protocol":', 1)
     with pytest.raises(InputRejected) as caught:
         ParsedInput(data)
     assert caught.value.rule == "TOP-6"
-    obj["cases"][0]["maxItems"] = 0  # type: ignore[index]
+    obj["cases"][0]["maxItems"] = 0
     with pytest.raises(InputRejected) as caught:
         ParsedInput(dumps(obj)).evaluate()
     assert caught.value.rule == "CASE-8"

@@ -26,14 +26,18 @@ def run(*args: str) -> int:
     return main(list(args))
 
 
-def test_run_writes_output_and_prints_its_digest(prepared_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_writes_output_and_prints_its_digest(
+    prepared_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out.json"
     assert run("run", "--input", str(prepared_file), "--input-sha256", SHA, "--output", str(out)) == 0
     captured = capsys.readouterr()
     data = out.read_bytes()
     assert captured.out == f"{hashlib.sha256(data).hexdigest()}  {out}\n"
     # A development checkout is unsealed and says so; nothing else goes to stderr.
-    assert captured.err == "ablation: note: unsealed environment (no closure manifest); the evaluator identity says so\n"
+    assert (
+        captured.err == "ablation: note: unsealed environment (no closure manifest); the evaluator identity says so\n"
+    )
     document = json.loads(data)
     assert list(document) == ["inputSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator"]
     assert document["inputSha256"] == SHA
@@ -108,8 +112,10 @@ def test_errors_all_lists_every_violation(tmp_path: Path, capsys: pytest.Capture
     bad.write_bytes(prepared.dumps(obj))
     assert run("verify", "--input", str(bad), "--errors", "all") == 4
     lines = capsys.readouterr().err.splitlines()
-    assert [line.split(" ")[0:3] for line in lines[-2:]] == [["CASE-8", "at", "/cases/0/maxItems:"],
-                                                              ["CASE-8", "at", "/cases/2/maxItems:"]]  # fmt: skip
+    assert [line.split(" ")[0:3] for line in lines[-2:]] == [
+        ["CASE-8", "at", "/cases/0/maxItems:"],
+        ["CASE-8", "at", "/cases/2/maxItems:"],
+    ]
 
 
 def test_gzip_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,8 +124,10 @@ def test_gzip_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path.write_bytes(compressed)
     gz_sha = hashlib.sha256(compressed).hexdigest()
     out = tmp_path / "out.json"
-    assert run("run", "--input", str(path), "--input-sha256", SHA, "--input-gzip-sha256", gz_sha,
-               "--output", str(out)) == 0  # fmt: skip
+    assert (
+        run("run", "--input", str(path), "--input-sha256", SHA, "--input-gzip-sha256", gz_sha, "--output", str(out))
+        == 0
+    )
     document = json.loads(out.read_bytes())
     assert list(document)[:3] == ["inputSha256", "inputGzipSha256", "inputSha256Pinned"]
     assert (document["inputSha256"], document["inputGzipSha256"]) == (SHA, gz_sha)
@@ -129,11 +137,28 @@ def test_gzip_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [[], ["run"], ["run", "--input", "x"], ["verify", "--input", "x", "--input-sha256", "abc"], ["frobnicate"],
-     ["verify", "--input", "x", "--max-input-bytes", "0"], ["verify", "--input", "x", "--max-input-bytes", "-1"],
-     ["verify", "--input", "x", "--max-input-bytes", "1" + "0" * 20], ["verify", "--input", "x", "--max-input-bytes", "1e3"]],
-    ids=["nothing", "run-without-input", "run-without-output", "short-hash", "unknown-command", "max-bytes-zero",
-         "max-bytes-negative", "max-bytes-huge", "max-bytes-float"],
+    [
+        [],
+        ["run"],
+        ["run", "--input", "x"],
+        ["verify", "--input", "x", "--input-sha256", "abc"],
+        ["frobnicate"],
+        ["verify", "--input", "x", "--max-input-bytes", "0"],
+        ["verify", "--input", "x", "--max-input-bytes", "-1"],
+        ["verify", "--input", "x", "--max-input-bytes", "1" + "0" * 20],
+        ["verify", "--input", "x", "--max-input-bytes", "1e3"],
+    ],
+    ids=[
+        "nothing",
+        "run-without-input",
+        "run-without-output",
+        "short-hash",
+        "unknown-command",
+        "max-bytes-zero",
+        "max-bytes-negative",
+        "max-bytes-huge",
+        "max-bytes-float",
+    ],
 )
 def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert run(*args) == 2
@@ -148,7 +173,9 @@ def test_missing_input_file_is_a_usage_error(tmp_path: Path, capsys: pytest.Capt
 def test_verify_prints_a_blind_summary(prepared_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run("verify", "--input", str(prepared_file), "--input-sha256", SHA) == 0
     text = capsys.readouterr().out
-    assert f"input sha256      {SHA} (pinned: --input-sha256 given and matched)\ninput gzip sha256 not applicable" in text
+    assert (
+        f"input sha256      {SHA} (pinned: --input-sha256 given and matched)\ninput gzip sha256 not applicable" in text
+    )
     assert "'repo' at " + "a" * 40 + ": 12 items, 12 tracked paths, 12 metadata present, coverage 1 eligible" in text
     assert "truth" not in text.lower() and "precision" not in text.lower()
 
@@ -157,14 +184,24 @@ def test_verify_json_summary(prepared_file: Path, capsys: pytest.CaptureFixture[
     assert run("verify", "--input", str(prepared_file), "--json") == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["repositories"][0]["caseCount"] == 10
-    assert summary["cases"][0] == {"id": "repo-1", "repositoryId": "repo", "maxItems": 2, "structuralAvailable": True,
-                                   "structuralFailure": None}  # fmt: skip
+    assert summary["cases"][0] == {
+        "id": "repo-1",
+        "repositoryId": "repo",
+        "maxItems": 2,
+        "structuralAvailable": True,
+        "structuralFailure": None,
+    }
     assert summary["evaluator"]["identityDigest"].startswith("sha256:")
 
 
 def test_python_dash_m_entry_point(prepared_file: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "ablation", "verify", "--input", str(prepared_file), "--input-sha256", SHA],
-                          capture_output=True, text=True, cwd=ROOT, check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "ablation", "verify", "--input", str(prepared_file), "--input-sha256", SHA],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -200,27 +237,30 @@ def test_sigkill_between_temporary_write_and_link_leaves_no_output(prepared_file
     assert not os.path.lexists(out)
 
 
-def test_output_naming_a_folder_is_refused(prepared_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_output_naming_a_folder_is_refused(
+    prepared_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run("run", "--input", str(prepared_file), "--output", str(tmp_path / "newdir") + "/") == 5
     assert not (tmp_path / "newdir").exists()
     capsys.readouterr()
 
 
-def test_long_output_name_still_gets_a_temporary(prepared_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_long_output_name_still_gets_a_temporary(
+    prepared_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / ("r" * 245 + ".json")
     assert run("run", "--input", str(prepared_file), "--output", str(out)) == 0
     assert out.exists()
     capsys.readouterr()
 
 
-def test_full_disk_is_an_output_refusal(prepared_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    import ablation.output
-
+def test_full_disk_is_an_output_refusal(
+    prepared_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def no_space(*_args: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(ablation.output.os, "fsync", no_space)
+    monkeypatch.setattr(os, "fsync", no_space)
     out = tmp_path / "out.json"
     assert run("run", "--input", str(prepared_file), "--output", str(out)) == 5
     assert "No space left on device" in capsys.readouterr().err
@@ -228,17 +268,27 @@ def test_full_disk_is_an_output_refusal(prepared_file: Path, tmp_path: Path, mon
 
 
 def test_broken_pipe_is_not_an_internal_error(prepared_file: Path) -> None:
-    proc = subprocess.run(f"{sys.executable} -m ablation verify --input {prepared_file} | head -c 1 >/dev/null; "
-                          "echo ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
-                          text=True, cwd=ROOT, check=False)  # fmt: skip
+    proc = subprocess.run(
+        f"{sys.executable} -m ablation verify --input {prepared_file} | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     assert proc.stdout.strip() == "0", proc.stderr
 
 
 def test_unencodable_path_does_not_crash(prepared_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "résultat.json"
-    proc = subprocess.run([sys.executable, "-m", "ablation", "run", "--input", str(prepared_file), "--output", str(out)],
-                          capture_output=True, cwd=ROOT, env={**os.environ, "PYTHONIOENCODING": "ascii"},
-                          check=False)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "ablation", "run", "--input", str(prepared_file), "--output", str(out)],
+        capture_output=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONIOENCODING": "ascii"},
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert b"r\\xe9sultat.json" in proc.stdout
 
@@ -255,7 +305,9 @@ def test_unencodable_path_does_not_crash(prepared_file: Path, tmp_path: Path) ->
         ),
         (
             ["notes", "--results", "r.json", "--image-digest", "sha256:" + "A" * 64],
-            "argument --image-digest: not an image ID ('sha256:' and 64 lowercase hex digits): 'sha256:" + "A" * 64 + "'",
+            "argument --image-digest: not an image ID ('sha256:' and 64 lowercase hex digits): 'sha256:"
+            + "A" * 64
+            + "'",
         ),
     ],
     ids=["empty-output", "empty-input", "empty-bundle", "image-id-garbage", "image-id-uppercase"],

@@ -14,14 +14,16 @@ from ablation.cli import main
 from tests.builders import prepared
 
 MINIMAL = prepared.valid_minimal()
-for _case in MINIMAL["cases"][:3]:  # type: ignore[index]
-    _case["structuralEvidence"] = None  # type: ignore[index]
+for _case in MINIMAL["cases"][:3]:
+    _case["structuralEvidence"] = None
 DATA = prepared.dumps(MINIMAL)
 SHA = hashlib.sha256(DATA).hexdigest()
 COMPRESSED = gzip.compress(DATA, mtime=0)
 GZ_SHA = hashlib.sha256(COMPRESSED).hexdigest()
-ABSENT = ('structural_evidence_validation_failed:SB-1 at "": expected an object Closed{expectedRequest, '
-          "expectedRequestDigest, expectedProvenance, receipt, executionObservation}; found null")  # fmt: skip
+ABSENT = (
+    'structural_evidence_validation_failed:SB-1 at "": expected an object Closed{expectedRequest, '
+    "expectedRequestDigest, expectedProvenance, receipt, executionObservation}; found null"
+)
 
 
 @pytest.fixture
@@ -113,4 +115,7 @@ def test_verify_json_plain_input_has_no_gzip_hash(tmp_path: Path, capsys: pytest
     assert main(["verify", "--input", str(plain), "--input-sha256", SHA, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["inputSha256Pinned"], summary["inputGzipSha256"], summary["inputGzipSha256Checked"]) == (
-        True, None, False)  # fmt: skip
+        True,
+        None,
+        False,
+    )

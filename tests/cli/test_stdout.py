@@ -40,8 +40,14 @@ def _args(command: str, prepared_file: Path) -> list[str]:
 
 
 def _run(args: list[str], stdout: int) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "ablation", *args], stdout=stdout, stderr=subprocess.PIPE,
-                          cwd=ROOT, env=_ENV, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "ablation", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=_ENV,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("command", ["identity", "verify", "--help"])
@@ -71,8 +77,13 @@ def test_full_disk_on_stdout_is_an_output_refusal(command: str, prepared_file: P
 def _closed(stream: str, args: list[str]) -> subprocess.CompletedProcess[bytes]:
     """``python -m ablation ARGS`` with stdout (``>&-``) or stderr (``2>&-``) closed by the shell."""
     redirect = ">&-" if stream == "stdout" else "2>&-"
-    return subprocess.run(["/bin/sh", "-c", f'exec "$0" -m ablation "$@" {redirect}', sys.executable, *args],
-                          capture_output=True, cwd=ROOT, env=_ENV, check=False)  # fmt: skip
+    return subprocess.run(
+        ["/bin/sh", "-c", f'exec "$0" -m ablation "$@" {redirect}', sys.executable, *args],
+        capture_output=True,
+        cwd=ROOT,
+        env=_ENV,
+        check=False,
+    )
 
 
 def test_closed_stderr_keeps_warnings_out_of_verify_json(prepared_file: Path) -> None:

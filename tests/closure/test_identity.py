@@ -8,10 +8,14 @@ in ``test_sealed.py``.
 
 from __future__ import annotations
 
+import doctest
 import hashlib
+import importlib
 import os
 import sys
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,16 +25,38 @@ from ablation.canonical import canonical_digest, is_digest
 from ablation.closure import LAYERS
 from ablation.closure.check import check_closure, closure_state, package_files, require_sealed_closure
 from ablation.closure.layout import Layout, loaded_files, mapped_executables, normalized_sha256
-from ablation.closure.manifest import ManifestUnusable, layer_digest, read_lock_pins, read_manifest, render_manifest
+from ablation.closure.manifest import (
+    Manifest,
+    ManifestUnusable,
+    layer_digest,
+    read_lock_pins,
+    read_manifest,
+    render_manifest,
+)
+from ablation.closure.seal import _distributions
+from ablation.closure.startup import check_startup
 from ablation.errors import IntegrityError, UsageError
-from ablation.identity import environment_kind, evaluator_identity, measure
+from ablation.identity import environment_kind
+from ablation.identity import evaluator_identity as _evaluator_identity
+from ablation.identity import measure as _measure
 
 PACKAGE_DIR = Path(ablation.__file__).resolve().parent
+STDLIB: str = sys._stdlib_dir  # type: ignore[attr-defined]  # CPython's own, not in typeshed
 REPOSITORY = PACKAGE_DIR.parent
 NO_CONTAINER: dict[str, str] = {}
 
 
 # ---------------------------------------------------------------- structure
+
+
+def evaluator_identity() -> Any:
+    """``ablation.identity.evaluator_identity``, typed as the JSON the tests read."""
+    return _evaluator_identity()
+
+
+def measure() -> Any:
+    """``ablation.identity.measure``, typed as the JSON the tests read."""
+    return _measure()
 
 
 def test_identity_has_exactly_the_product_members_in_order() -> None:
@@ -81,8 +107,6 @@ def test_checkout_identity_reads_the_repository_lock_with_installed_versions() -
     lock = (REPOSITORY / "requirements.lock").read_bytes()
     member = evaluator_identity()["measured"]["lock"]
     assert member["sha256"] == hashlib.sha256(lock).hexdigest()
-    from importlib import metadata
-
     assert member["distributions"] == [
         {"name": name, "version": metadata.version(name)} for name, _ in read_lock_pins(lock.decode())
     ]
@@ -144,10 +168,10 @@ def test_unsealed_package_files_leave_out_bytecode_and_are_sorted() -> None:
 
 
 def test_unsealed_layers_are_measured_from_what_is_loaded() -> None:
-    import fractions  # noqa: F401 - loaded, so it is measured
+    import fractions  # noqa: F401, PLC0415 - loaded here, so it is measured
 
     layers = measure()["closure"]["layers"]
-    stdlib = sys._stdlib_dir  # type: ignore[attr-defined]
+    stdlib = STDLIB
     expected = {
         os.path.relpath(path, stdlib): hashlib.sha256(Path(path).read_bytes()).hexdigest()
         for _, path in loaded_files()
@@ -236,7 +260,10 @@ def test_manifest_round_trip_and_digest(tmp_path: Path) -> None:
         ("[]", "is not a closure manifest of format ablation-closure/2"),
         ("{", "is not a readable closure manifest (JSONDecodeError)"),
         ('{"format": "ablation-closure/1", "files": []}', "is not a closure manifest of format ablation-closure/2"),
-        ('{"format": "ablation-closure/2", "layers": {}}', "does not list the layers package, dependencies, stdlib, interpreter"),
+        (
+            '{"format": "ablation-closure/2", "layers": {}}',
+            "does not list the layers package, dependencies, stdlib, interpreter",
+        ),
         (
             '{"format": "ablation-closure/2", "layers": {"package": [["a", "xyz"]], "dependencies": [], '
             '"stdlib": [], "interpreter": []}}',
@@ -252,7 +279,9 @@ def test_an_unusable_manifest_is_named(tmp_path: Path, text: str, why: str) -> N
         read_manifest(path, "ablation/CLOSURE.json")
     assert caught.value.why == why
     assert caught.value.exit_code == 3
-    assert str(caught.value) == f"closure: ablation/CLOSURE.json {why}; rebuild the environment (make venv) or the image"
+    assert (
+        str(caught.value) == f"closure: ablation/CLOSURE.json {why}; rebuild the environment (make venv) or the image"
+    )
 
 
 # ---------------------------------------------------------------- where files belong
@@ -273,7 +302,16 @@ LAYOUT = Layout(prefix="/v", site="/v/lib/python3.11/site-packages", stdlib="/py
         ("/v/bin/other", ("system", "v/bin/other")),
         ("/usr/lib/x86_64-linux-gnu/libc.so.6", ("system", "usr/lib/x86_64-linux-gnu/libc.so.6")),
     ],
-    ids=["package", "stdlib", "extension", "site-inside-stdlib", "console-script", "pyvenv", "other-prefix-file", "system"],
+    ids=[
+        "package",
+        "stdlib",
+        "extension",
+        "site-inside-stdlib",
+        "console-script",
+        "pyvenv",
+        "other-prefix-file",
+        "system",
+    ],
 )
 def test_locate_names_the_root_and_the_relative_path(path: str, expected: tuple[str, str]) -> None:
     assert LAYOUT.locate(path) == expected
@@ -347,8 +385,6 @@ def _lock(tmp_path: Path, pin: str) -> Path:
 
 
 def test_sealing_compares_pins_as_pep440_versions(tmp_path: Path) -> None:
-    from ablation.closure.seal import _distributions
-
     site = _fake_site(tmp_path, "2018.01.18")
     assert [d.version for d in _distributions(site, _lock(tmp_path, "2018.1.18"))] == ["2018.01.18"]
 
@@ -362,8 +398,6 @@ def test_sealing_compares_pins_as_pep440_versions(tmp_path: Path) -> None:
     ids=["other-version", "invalid-pin"],
 )
 def test_sealing_refuses_a_pin_installed_at_another_version(tmp_path: Path, pin: str, message: str) -> None:
-    from ablation.closure.seal import _distributions
-
     site = _fake_site(tmp_path, "2018.01.18")
     with pytest.raises(IntegrityError) as caught:
         _distributions(site, _lock(tmp_path, pin))
@@ -371,8 +405,6 @@ def test_sealing_refuses_a_pin_installed_at_another_version(tmp_path: Path, pin:
 
 
 def test_sealing_refuses_a_pin_that_is_not_installed(tmp_path: Path) -> None:
-    from ablation.closure.seal import _distributions
-
     site = _fake_site(tmp_path, "1.0")
     lock = tmp_path / "requirements.lock"
     lock.write_text(f"bar==1.0 \\\n    --hash=sha256:{'0' * 64}\n", encoding="utf-8")
@@ -381,13 +413,8 @@ def test_sealing_refuses_a_pin_that_is_not_installed(tmp_path: Path) -> None:
     assert str(caught.value) == "closure: requirements.lock pins bar==1.0, which is not installed"
 
 
-@pytest.mark.parametrize(
-    "module", ["ablation.closure.layout", "ablation.closure.manifest", "ablation.identity"]
-)
+@pytest.mark.parametrize("module", ["ablation.closure.layout", "ablation.closure.manifest", "ablation.identity"])
 def test_doctests(module: str) -> None:
-    import doctest
-    import importlib
-
     failures, tried = doctest.testmod(importlib.import_module(module))
     assert failures == 0 and tried > 0
 
@@ -397,9 +424,6 @@ def test_doctests(module: str) -> None:
 
 def _startup_problems(layout: Layout, monkeypatch: pytest.MonkeyPatch, extra_finder: object = None) -> list[str]:
     """The ``outside`` problems of check_startup, pytest's own import hooks left out."""
-    from ablation.closure.manifest import Manifest
-    from ablation.closure.startup import check_startup
-
     stock = ("_frozen_importlib", "_frozen_importlib_external", "zipimport")
     finders = [f for f in sys.meta_path if getattr(f, "__module__", None) in stock]
     monkeypatch.setattr(sys, "meta_path", finders + ([extra_finder] if extra_finder is not None else []))
@@ -410,7 +434,7 @@ def _startup_problems(layout: Layout, monkeypatch: pytest.MonkeyPatch, extra_fin
 
 
 def _this_layout() -> Layout:
-    stdlib = sys._stdlib_dir  # type: ignore[attr-defined]
+    stdlib = STDLIB
     return Layout(prefix=sys.prefix, site=str(Path(stdlib).parent / "nonexistent-site"), stdlib=stdlib)
 
 
@@ -420,12 +444,14 @@ def test_a_foreign_finder_on_the_meta_path_is_named(monkeypatch: pytest.MonkeyPa
         def find_spec(*_: object) -> None:
             return None
 
-    monkeypatch.setattr(sys, "path", [sys._stdlib_dir])  # type: ignore[attr-defined]
+    monkeypatch.setattr(sys, "path", [STDLIB])
     found = _startup_problems(_this_layout(), monkeypatch, Finder)
     assert len(found) == 1 and found[0].startswith("sys.meta_path holds <class ")
     assert found[0].endswith("which is not one of the interpreter's finders")
 
 
 def test_a_sys_path_entry_outside_the_environment_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(sys, "path", [sys._stdlib_dir, str(tmp_path), str(tmp_path / "absent.zip")])  # type: ignore[attr-defined]
-    assert _startup_problems(_this_layout(), monkeypatch) == [f"sys.path holds {str(tmp_path)!r}, outside the sealed environment"]
+    monkeypatch.setattr(sys, "path", [STDLIB, str(tmp_path), str(tmp_path / "absent.zip")])
+    assert _startup_problems(_this_layout(), monkeypatch) == [
+        f"sys.path holds {str(tmp_path)!r}, outside the sealed environment"
+    ]

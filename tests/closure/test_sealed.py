@@ -22,6 +22,7 @@ import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,21 +47,31 @@ def _site(env_dir: Path) -> Path:
 def _seal(env_dir: Path, env: dict[str, str] | None = None) -> None:
     completed = subprocess.run(
         [str(env_dir / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(LOCK)],
-        capture_output=True, text=True, check=False, env=env or _base_env(), cwd=env_dir,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env or _base_env(),
+        cwd=env_dir,
+    )
     assert completed.returncode == 0, completed.stderr
 
 
-def _ablation(env_dir: Path, *args: object, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:  # noqa: E501
+def _ablation(
+    env_dir: Path, *args: object, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(env_dir / "bin" / "ablation"), *map(str, args)],
-        capture_output=True, text=True, check=False, env=env or _base_env(), cwd=cwd or env_dir,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env or _base_env(),
+        cwd=cwd or env_dir,
+    )
 
 
-def _run_example(env_dir: Path, out: Path, **kwargs: object) -> subprocess.CompletedProcess[str]:
+def _run_example(env_dir: Path, out: Path, **kwargs: Any) -> subprocess.CompletedProcess[str]:
     out.parent.mkdir(parents=True, exist_ok=True)
-    return _ablation(env_dir, "run", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA256, "--output", out, **kwargs)  # type: ignore[arg-type]
+    return _ablation(env_dir, "run", "--input", EXAMPLE, "--input-sha256", EXAMPLE_SHA256, "--output", out, **kwargs)
 
 
 def _essence(results: Path) -> tuple[object, object, object]:
@@ -151,7 +162,9 @@ def test_every_command_of_one_environment_records_the_same_identity(sealed_env: 
     keys = tmp_path / "k.pem", tmp_path / "k.pub"
     assert _ablation(sealed_env, "keygen", "--private-key", keys[0], "--public-key", keys[1]).returncode == 0
     bundle = tmp_path / "b.tar.gz"
-    archived = _ablation(sealed_env, "archive", "--input", EXAMPLE, "--results", results, "--bundle", bundle, "--sign-key", keys[0])  # noqa: E501
+    archived = _ablation(
+        sealed_env, "archive", "--input", EXAMPLE, "--results", results, "--bundle", bundle, "--sign-key", keys[0]
+    )
     assert archived.returncode == 0, archived.stderr
     checked = _ablation(sealed_env, "verify-archive", bundle, "--public-key", keys[1])
     assert checked.returncode == 0, checked.stderr
@@ -161,7 +174,9 @@ def test_every_command_of_one_environment_records_the_same_identity(sealed_env: 
 def test_the_runtime_holds_no_development_tool_and_no_pth_file(sealed_env: Path) -> None:
     probe = "import importlib.util as u; print([m for m in ('pip', 'setuptools', 'wheel', 'pytest', 'hypothesis', 'piptools', '_distutils_hack', 'ujson') if u.find_spec(m)])"  # noqa: E501
     for env_dir in (VENV, sealed_env):
-        completed = subprocess.run([str(env_dir / "bin" / "python"), "-I", "-c", probe], capture_output=True, text=True, check=True)  # noqa: E501
+        completed = subprocess.run(
+            [str(env_dir / "bin" / "python"), "-I", "-c", probe], capture_output=True, text=True, check=True
+        )
         assert completed.stdout == "[]\n"
         assert sorted(p.name for p in _site(env_dir).glob("*.pth")) == []
 
@@ -186,12 +201,25 @@ def test_PYTHONPATH_sitecustomize_is_inert(sealed_env: Path, clean: tuple[object
 
 def _stdlib_copy_with_edited_fractions(home: Path, marker: Path) -> None:
     """A PYTHONHOME whose standard library is the real one but for an edited fractions.py."""
-    real = Path(subprocess.run([str(VENV / "bin" / "python"), "-I", "-c", "import sys; print(sys._stdlib_dir)"],
-                               capture_output=True, text=True, check=True).stdout.strip())  # fmt: skip
+    real = Path(
+        subprocess.run(
+            [str(VENV / "bin" / "python"), "-I", "-c", "import sys; print(sys._stdlib_dir)"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     target = home / "lib" / "python3.11"
     _symlink_tree(real, target)
     (target / "fractions.py").unlink()
-    (target / "fractions.py").write_text((real / "fractions.py").read_text(encoding="utf-8") + "\n" + _marker_module(marker).replace("import fractions, pathlib\n", "import pathlib\nimport sys\nfractions = sys.modules[__name__]\n"), encoding="utf-8")  # noqa: E501
+    (target / "fractions.py").write_text(
+        (real / "fractions.py").read_text(encoding="utf-8")
+        + "\n"
+        + _marker_module(marker).replace(
+            "import fractions, pathlib\n", "import pathlib\nimport sys\nfractions = sys.modules[__name__]\n"
+        ),
+        encoding="utf-8",
+    )
 
 
 def _symlink_tree(source: Path, target: Path) -> None:
@@ -205,7 +233,9 @@ def _symlink_tree(source: Path, target: Path) -> None:
             (target / here.relative_to(source) / name).symlink_to(here / name)
 
 
-def test_PYTHONHOME_at_an_edited_stdlib_copy_is_inert(sealed_env: Path, clean: tuple[object, ...], tmp_path: Path) -> None:  # noqa: E501
+def test_PYTHONHOME_at_an_edited_stdlib_copy_is_inert(
+    sealed_env: Path, clean: tuple[object, ...], tmp_path: Path
+) -> None:
     _stdlib_copy_with_edited_fractions(tmp_path / "home", tmp_path / "ran")
     out = tmp_path / "out" / "results.json"
     completed = _run_example(sealed_env, out, env=_base_env(PYTHONHOME=str(tmp_path / "home")))
@@ -256,8 +286,12 @@ def test_NIX_PYTHONPATH_is_refused(sealed_env: Path, tmp_path: Path) -> None:
 def test_the_checkout_shadowing_the_sealed_package_is_refused(sealed_env: Path) -> None:
     completed = subprocess.run(
         [str(sealed_env / "bin" / "python"), "-m", "ablation", "identity"],
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+        cwd=ROOT,
+    )
     line = _one_line_refusal(completed)
     assert line == (
         f"ablation: closure: ablation/CLOSURE.json is sealed in {_site(sealed_env)}, but this process imported "
@@ -271,15 +305,24 @@ _ENTRY = "start the evaluator with the environment's bin/ablation (or python -IB
 @pytest.mark.parametrize(
     ("options", "line"),
     [
-        (["-m", "ablation"], "python runs without -I: PYTHON* variables, the user site and the current folder could "
-                             "change what is imported"),
+        (
+            ["-m", "ablation"],
+            "python runs without -I: PYTHON* variables, the user site and the current folder could "
+            "change what is imported",
+        ),
         (["-I", "-m", "ablation"], "python runs without -B: it could write bytecode into the sealed environment"),
-        (["-IB", "-O", "-m", "ablation"], "python runs with -O: modules would be compiled from source instead of the "
-                                          "sealed bytecode"),
-        (["-IB", "-X", "pycache_prefix=/nonexistent", "-m", "ablation"],
-         "python runs with -X pycache_prefix: bytecode would come from outside the sealed environment"),
-        (["-IB", "-c", "import sys; from ablation.cli import main; sys.exit(main(sys.argv[1:]))"],
-         "__main__ is not a file (python -c, standard input or an interactive session)"),
+        (
+            ["-IB", "-O", "-m", "ablation"],
+            "python runs with -O: modules would be compiled from source instead of the sealed bytecode",
+        ),
+        (
+            ["-IB", "-X", "pycache_prefix=/nonexistent", "-m", "ablation"],
+            "python runs with -X pycache_prefix: bytecode would come from outside the sealed environment",
+        ),
+        (
+            ["-IB", "-c", "import sys; from ablation.cli import main; sys.exit(main(sys.argv[1:]))"],
+            "__main__ is not a file (python -c, standard input or an interactive session)",
+        ),
     ],
     ids=["without-I", "without-B", "optimize", "pycache-prefix", "python-c"],
 )
@@ -288,8 +331,12 @@ def test_a_sealed_package_started_otherwise_is_refused(
 ) -> None:
     completed = subprocess.run(
         [str(sealed_env / "bin" / "python"), *options, "identity"],
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+        cwd=tmp_path,
+    )
     assert _one_line_refusal(completed).startswith(f"ablation: closure: {line}; {_ENTRY}")
 
 
@@ -305,8 +352,12 @@ def test_another_argv0_of_the_console_script_is_one_line(sealed_env: Path, tmp_p
     completed = subprocess.run(
         ["ablation", "-IB", str(sealed_env / "bin" / "ablation"), "identity"],
         executable=str(sealed_env / "bin" / "python"),
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=tmp_path,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+        cwd=tmp_path,
+    )
     assert _one_line_refusal(completed) == (
         "ablation: closure: the sealed package cannot be imported (No module named 'ablation'); "
         "run this script as it is, without another argv[0] or PYTHONEXECUTABLE"
@@ -316,9 +367,14 @@ def test_another_argv0_of_the_console_script_is_one_line(sealed_env: Path, tmp_p
 def test_another_argv0_never_gives_a_traceback_or_a_wrong_identity(sealed_env: Path) -> None:
     clean_identity = json.loads(_ablation(sealed_env, "identity").stdout)
     completed = subprocess.run(
-        ["/usr/bin/python3-other", "-I", "-m", "ablation", "identity"], executable=str(sealed_env / "bin" / "python"),
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=sealed_env,
-    )  # fmt: skip
+        ["/usr/bin/python3-other", "-I", "-m", "ablation", "identity"],
+        executable=str(sealed_env / "bin" / "python"),
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+        cwd=sealed_env,
+    )
     if completed.returncode == 0:
         assert json.loads(completed.stdout)["identityDigest"] == clean_identity["identityDigest"]
     else:
@@ -328,7 +384,9 @@ def test_another_argv0_never_gives_a_traceback_or_a_wrong_identity(sealed_env: P
 # ---------------------------------------------------------------- changed or stray files: refused
 
 
-def test_a_pth_file_in_runtime_site_packages_is_refused(sealed_env: Path, change: Callable[[Path, bytes], None]) -> None:
+def test_a_pth_file_in_runtime_site_packages_is_refused(
+    sealed_env: Path, change: Callable[[Path, bytes], None]
+) -> None:
     change(_site(sealed_env) / "zz-inject.pth", b"import sys\n")
     line = _one_line_refusal(_ablation(sealed_env, "identity"))
     assert line == (
@@ -337,7 +395,9 @@ def test_a_pth_file_in_runtime_site_packages_is_refused(sealed_env: Path, change
     )
 
 
-def test_a_stray_module_in_runtime_site_packages_is_refused(sealed_env: Path, change: Callable[[Path, bytes], None]) -> None:
+def test_a_stray_module_in_runtime_site_packages_is_refused(
+    sealed_env: Path, change: Callable[[Path, bytes], None]
+) -> None:
     change(_site(sealed_env) / "helpful.py", b"")
     line = _one_line_refusal(_ablation(sealed_env, "identity"))
     assert line == (
@@ -361,14 +421,18 @@ def test_one_changed_byte_in_a_dependency_loaded_by_archive_sign_key_is_refused(
     assert _ablation(sealed_env, "identity").returncode == 0  # not loaded at start-up
     bundle = tmp_path / "b.tar.gz"
     line = _one_line_refusal(
-        _ablation(sealed_env, "archive", "--input", EXAMPLE, "--results", results, "--bundle", bundle, "--sign-key", keys[0])  # noqa: E501
+        _ablation(
+            sealed_env, "archive", "--input", EXAMPLE, "--results", results, "--bundle", bundle, "--sign-key", keys[0]
+        )
     )
     assert line.startswith(f"ablation: closure: {relative} changed (sha256 ")
     assert line.endswith("(layer dependencies); rebuild the environment (make venv) or the image")
     assert not bundle.exists()
 
 
-def test_one_changed_byte_in_the_sealed_package_is_refused(sealed_env: Path, change: Callable[[Path, bytes], None]) -> None:
+def test_one_changed_byte_in_the_sealed_package_is_refused(
+    sealed_env: Path, change: Callable[[Path, bytes], None]
+) -> None:
     target = _site(sealed_env) / "ablation" / "gates.py"
     data = bytearray(target.read_bytes())
     data[0] ^= 0x01
@@ -386,19 +450,28 @@ def private_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A sealed venv on a private interpreter: copied executable, symlinked standard library."""
     root = tmp_path_factory.mktemp("private")
     facts = subprocess.run(
-        [str(VENV / "bin" / "python"), "-I", "-c",
-         "import os, sys; print(sys._stdlib_dir); print(os.path.realpath('/proc/self/exe'))"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split("\n")  # fmt: skip
+        [
+            str(VENV / "bin" / "python"),
+            "-I",
+            "-c",
+            "import os, sys; print(sys._stdlib_dir); print(os.path.realpath('/proc/self/exe'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     stdlib, executable = Path(facts[0]), Path(facts[1])
     base = root / "base"
     (base / "bin").mkdir(parents=True)
     shutil.copy2(executable, base / "bin" / "python3.11")
     _symlink_tree(stdlib, base / "lib" / "python3.11")
     venv = root / "venv"
-    subprocess.run([str(base / "bin" / "python3.11"), "-m", "venv", "--without-pip", str(venv)], check=True, env=_base_env())  # noqa: E501
-    shutil.copytree(_site(VENV), _site(venv), symlinks=True, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("CLOSURE.json"))  # fmt: skip
+    subprocess.run(
+        [str(base / "bin" / "python3.11"), "-m", "venv", "--without-pip", str(venv)], check=True, env=_base_env()
+    )
+    shutil.copytree(
+        _site(VENV), _site(venv), symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("CLOSURE.json")
+    )
     _seal(venv)
     return venv
 
@@ -415,7 +488,9 @@ def test_one_changed_byte_in_a_loaded_stdlib_file_is_refused(private_env: Path, 
     before = json.loads(_ablation(private_env, "identity").stdout)
     assert _run_example(private_env, tmp_path / "clean.json").returncode == 0
     bundle = tmp_path / "before.tar.gz"
-    archived = _ablation(private_env, "archive", "--input", EXAMPLE, "--results", tmp_path / "clean.json", "--bundle", bundle)
+    archived = _ablation(
+        private_env, "archive", "--input", EXAMPLE, "--results", tmp_path / "clean.json", "--bundle", bundle
+    )
     assert archived.returncode == 0, archived.stderr
     _replace_symlink_with_edited_copy(stdlib / "fractions.py", b"#")
     try:
@@ -474,7 +549,10 @@ def test_one_changed_byte_in_the_interpreter_executable_is_refused(private_env: 
 
 @pytest.mark.parametrize(
     ("name", "what"),
-    [("zz-inject.pth", "a .pth file, which runs code at every start"), ("helpful.py", "owned by no runtime distribution")],
+    [
+        ("zz-inject.pth", "a .pth file, which runs code at every start"),
+        ("helpful.py", "owned by no runtime distribution"),
+    ],
     ids=["pth", "stray-module"],
 )
 def test_sealing_refuses_a_file_no_runtime_distribution_owns(
@@ -484,8 +562,12 @@ def test_sealing_refuses_a_file_no_runtime_distribution_owns(
     change(_site(sealed_env) / name, b"")
     completed = subprocess.run(
         [str(sealed_env / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(LOCK)],
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=sealed_env,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+        cwd=sealed_env,
+    )
     assert completed.returncode == 3
     assert completed.stderr == f"seal: closure: site-packages/{name} is {what}; remove it and seal again\n"
     assert (_site(sealed_env) / "ablation" / "CLOSURE.json").read_bytes() == manifest  # the old one stays
@@ -499,8 +581,12 @@ def test_sealing_refuses_a_venv_that_includes_the_system_site_packages(
     change(config, text.replace("include-system-site-packages = false", "include-system-site-packages = true").encode())
     completed = subprocess.run(
         [str(sealed_env / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(LOCK)],
-        capture_output=True, text=True, check=False, env=_base_env(), cwd=sealed_env,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+        cwd=sealed_env,
+    )
     assert completed.returncode == 3
     assert completed.stderr == (
         "seal: closure: pyvenv.cfg includes the system site-packages; a sealed environment holds only its own\n"
@@ -525,8 +611,11 @@ def test_a_sitecustomize_added_to_the_stdlib_is_refused_even_when_it_hides_itsel
 def _closure_check(env_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["bash", str(ROOT / "tools" / "closure-check.sh"), str(env_dir)],
-        capture_output=True, text=True, check=False, env=_base_env(),
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_base_env(),
+    )
 
 
 def test_the_outside_check_passes_on_a_sealed_environment(sealed_env: Path) -> None:

@@ -81,11 +81,16 @@ def test_a_long_unknown_member_is_cut_in_the_bundle_wording_only() -> None:
 
 # ---------------------------------------------------------------- show, same, fail and Shape (contracts/base.py)
 
+
 def test_show_counts_with_singular_and_plural() -> None:
     assert [show([]), show([1]), show([1, 2]), show({}), show({"a": 1}), show({"a": 1, "b": 2})] == [
-        "an array of 0 elements", "an array of 1 element", "an array of 2 elements",
-        "an object with 0 members", "an object with 1 member", "an object with 2 members",
-    ]  # fmt: skip
+        "an array of 0 elements",
+        "an array of 1 element",
+        "an array of 2 elements",
+        "an object with 0 members",
+        "an object with 1 member",
+        "an object with 2 members",
+    ]
 
 
 def test_show_cuts_at_80_characters_and_names_the_length_of_strings_only() -> None:
@@ -131,7 +136,12 @@ def test_same_is_type_strict() -> None:
 
 def test_show_spells_json_constants_as_json() -> None:
     assert [show(None), show(True), show(False), show(0), show(-1), show("null")] == [
-        "null", "true", "false", "0", "-1", "'null'"
+        "null",
+        "true",
+        "false",
+        "0",
+        "-1",
+        "'null'",
     ]
 
 
@@ -183,13 +193,17 @@ def _drop(path: tuple[object, ...], *, reseal: Callable[[Obj], None] | None = No
     return change
 
 
-@pytest.mark.parametrize(("path", "rule", "where"), [
-    (("cases",), "TOP-13", ""),
-    (("repositories", 0, "metadataStalenessSample"), "REPO-2", "/repositories/0"),
-    (("repositories", 0, "sourceListArtifact", "rawSha256"), "SL-1", "/repositories/0/sourceListArtifact"),
-    (("repositories", 0, "metadataStalenessSample", "stalePaths"), "STALE-1", SAMPLE),
-    (("cases", 3, "structuralEvidence"), "CASE-2", "/cases/3"),
-], ids=["TOP-13", "REPO-2", "SL-1", "STALE-1", "CASE-2"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("path", "rule", "where"),
+    [
+        (("cases",), "TOP-13", ""),
+        (("repositories", 0, "metadataStalenessSample"), "REPO-2", "/repositories/0"),
+        (("repositories", 0, "sourceListArtifact", "rawSha256"), "SL-1", "/repositories/0/sourceListArtifact"),
+        (("repositories", 0, "metadataStalenessSample", "stalePaths"), "STALE-1", SAMPLE),
+        (("cases", 3, "structuralEvidence"), "CASE-2", "/cases/3"),
+    ],
+    ids=["TOP-13", "REPO-2", "SL-1", "STALE-1", "CASE-2"],
+)
 def test_closed_object_missing_member(path: tuple[object, ...], rule: str, where: str) -> None:
     obj = valid_minimal()
     _drop(path)(obj)

@@ -17,8 +17,22 @@ import pytest
 from tests.builders.paths import ROOT
 
 DOCUMENTED = (
-    "INPUT", "INPUT_SHA256", "INPUT_GZIP_SHA256", "OUTPUT", "BUNDLE", "EVIDENCE", "SIGN_KEY", "PUBLIC_KEY",
-    "RUNNER", "IMAGE", "IMAGE_ID", "BASE_IMAGE", "DEBIAN_MIRROR", "PYTHON", "BENCH_ARGS", "UPGRADE",
+    "INPUT",
+    "INPUT_SHA256",
+    "INPUT_GZIP_SHA256",
+    "OUTPUT",
+    "BUNDLE",
+    "EVIDENCE",
+    "SIGN_KEY",
+    "PUBLIC_KEY",
+    "RUNNER",
+    "IMAGE",
+    "IMAGE_ID",
+    "BASE_IMAGE",
+    "DEBIAN_MIRROR",
+    "PYTHON",
+    "BENCH_ARGS",
+    "UPGRADE",
 )
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
@@ -27,17 +41,22 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def _make(*args: str, **env_extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "SOURCE_DATE_EPOCH")}
     env.update(env_extra)
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, check=False)  # fmt: skip
+    return subprocess.run(
+        ["make", "--no-print-directory", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
 
 
-@pytest.mark.parametrize(("target", "typo"), [("run", "INPT=x.json"), ("archive", "SIGNKEY=k.pem"),
-                                              ("run", "input=x.json"), ("verify", "INPUT_SHA=ab")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("target", "typo"),
+    [("run", "INPT=x.json"), ("archive", "SIGNKEY=k.pem"), ("run", "input=x.json"), ("verify", "INPUT_SHA=ab")],
+)
 def test_an_unknown_command_line_variable_is_an_error_naming_the_known_ones(target: str, typo: str) -> None:
     completed = _make("-n", target, typo)
     assert completed.returncode == 2
     name = typo.split("=")[0]
-    assert f"*** unknown variable {name} on the command line; the known ones are: INPUT INPUT_SHA256 " in completed.stderr
+    assert (
+        f"*** unknown variable {name} on the command line; the known ones are: INPUT INPUT_SHA256 " in completed.stderr
+    )
     assert completed.stdout == ""
 
 
@@ -89,7 +108,9 @@ def test_a_missing_input_is_named_on_the_host_before_docker_runs(tmp_path: Path)
     assert not missing.exists()
 
 
-@pytest.mark.parametrize(("name", "what"), [("SIGN_KEY", "is not a file"), ("EVIDENCE", "is neither a file nor a folder")])
+@pytest.mark.parametrize(
+    ("name", "what"), [("SIGN_KEY", "is not a file"), ("EVIDENCE", "is neither a file nor a folder")]
+)
 def test_a_missing_key_or_evidence_is_named_on_the_host(tmp_path: Path, name: str, what: str) -> None:
     missing = tmp_path / "absent"
     completed = _make("archive", "RUNNER=image", f"{name}={missing}", f"OUTPUT={tmp_path}/r.json")
@@ -106,8 +127,15 @@ def test_an_unreachable_docker_daemon_is_said_so(tmp_path: Path) -> None:
 
 
 def test_image_runs_mount_with_options_that_never_create_host_paths(tmp_path: Path) -> None:
-    completed = _make("-n", "archive", "RUNNER=image", f"OUTPUT={tmp_path}/r.json", f"BUNDLE={tmp_path}/b.tar.gz",
-                      f"EVIDENCE={tmp_path}", f"SIGN_KEY={tmp_path}/k.pem")  # fmt: skip
+    completed = _make(
+        "-n",
+        "archive",
+        "RUNNER=image",
+        f"OUTPUT={tmp_path}/r.json",
+        f"BUNDLE={tmp_path}/b.tar.gz",
+        f"EVIDENCE={tmp_path}",
+        f"SIGN_KEY={tmp_path}/k.pem",
+    )
     command = completed.stdout[completed.stdout.index("image_id=") :]
     assert " -v " not in command
     assert f'--mount type=bind,source="{tmp_path}/k.pem",target="/keys/k.pem",readonly' in command

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,6 @@ from tests.builders.run import run_ablation
 
 REALISTIC = INPUTS / "realistic.json.gz"
 REALISTIC_SHA256 = "5e61f30b5cc018dac70e2f89abcb95e64eb12902e25723c0c18a88635deec5fa"
-
 
 
 @pytest.fixture(scope="session")
@@ -96,8 +96,9 @@ def test_per_repository_table_and_populations(realistic: tuple[Path, Path], caps
     assert "| structural evidence invalid: SB-1 | 30 |" in text
 
 
-def test_digests_are_cited_and_the_image_digest_is_asserted(realistic: tuple[Path, Path],
-                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_digests_are_cited_and_the_image_digest_is_asserted(
+    realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     results, bundle = realistic
     text = _notes(capsys, "--results", results, "--bundle", bundle, "--image-digest", "sha256:" + "ab" * 32)
     recorded = json.loads(results.read_text(encoding="utf-8"))
@@ -105,8 +106,10 @@ def test_digests_are_cited_and_the_image_digest_is_asserted(realistic: tuple[Pat
     assert f"| Results file (SHA-256 of its bytes) | `{hashlib.sha256(results.read_bytes()).hexdigest()}` |" in text
     assert f"| Evidence bundle (SHA-256) | `{hashlib.sha256(bundle.read_bytes()).hexdigest()}` |" in text
     assert f"| Evaluator identityDigest | `{recorded['evaluator']['identityDigest']}` |" in text
-    assert (f"| Image ID (`--image-digest`) | `sha256:{'ab' * 32}` | **asserted** by the caller of `ablation notes`; "
-            "ablation did not measure or verify it |") in text  # fmt: skip
+    assert (
+        f"| Image ID (`--image-digest`) | `sha256:{'ab' * 32}` | **asserted** by the caller of `ablation notes`; "
+        "ablation did not measure or verify it |"
+    ) in text
     assert f"| Container image ID | `sha256:{'ab' * 32}` (asserted by `--image-digest`, not measured) |" in text
 
 
@@ -131,8 +134,14 @@ def test_owner_decision_is_never_prefilled(realistic: tuple[Path, Path], capsys:
 def test_limitations_from_the_preregistration(realistic: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     text = _notes(capsys, "--results", realistic[0])
     limitations = text.split("## Limitations\n", 1)[1].split("\n## ", 1)[0]
-    for phrase in ("not signatures", "Neither owner artifact is authenticated", "corroborated outside this evaluator",
-                   "not independent replications", "file selection", "do not price latency"):  # fmt: skip
+    for phrase in (
+        "not signatures",
+        "Neither owner artifact is authenticated",
+        "corroborated outside this evaluator",
+        "not independent replications",
+        "file selection",
+        "do not price latency",
+    ):
         assert phrase in limitations
 
 
@@ -147,8 +156,9 @@ def test_structural_tables_when_bundles_are_valid(minimal_results: Path, capsys:
     assert "| Image ID | not recorded |" in text
 
 
-def test_bundle_with_other_results_is_refused(realistic: tuple[Path, Path], minimal_results: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_bundle_with_other_results_is_refused(
+    realistic: tuple[Path, Path], minimal_results: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run_ablation("notes", "--results", minimal_results, "--bundle", realistic[1]) == 3
     assert "holds another results file" in capsys.readouterr().err
 
@@ -160,15 +170,15 @@ def test_not_a_results_file_is_a_usage_error(tmp_path: Path, capsys: pytest.Capt
     assert run_ablation("notes", "--results", tmp_path / "missing.json") == 2
 
 
-def _gate_exact(results: dict[str, object], value: object) -> None:
-    gates = results["gateAssessment"]["gates"]  # type: ignore[index]
+def _gate_exact(results: dict[str, Any], value: object) -> None:
+    gates = results["gateAssessment"]["gates"]
     g4a = next(g for g in gates if g["id"] == "G4a")
     g4a["measured"]["delta"] = {"exact": value, "value": 1}
 
 
-def _metric(name: str, value: object) -> Callable[[dict[str, object]], None]:
-    def change(results: dict[str, object]) -> None:
-        metrics = results["result"]["cases"][0]["arms"]["paths"]["metrics"]  # type: ignore[index]
+def _metric(name: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(results: dict[str, Any]) -> None:
+        metrics = results["result"]["cases"][0]["arms"]["paths"]["metrics"]
         metrics[name] = value
 
     return change
@@ -178,7 +188,7 @@ def _text_edit(change: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
     return change
 
 
-def _value_edit(change: Callable[[dict[str, object]], object]) -> Callable[[bytes], bytes]:
+def _value_edit(change: Callable[[dict[str, Any]], object]) -> Callable[[bytes], bytes]:
     def edit(data: bytes) -> bytes:
         value = json.loads(data)
         change(value)
@@ -189,37 +199,67 @@ def _value_edit(change: Callable[[dict[str, object]], object]) -> Callable[[byte
 
 DEEP = b"[" * 100_000 + b"]" * 100_000
 MALFORMED: dict[str, tuple[Callable[[bytes], bytes], int, str]] = {
-    "nested 100 000 deep": (_text_edit(lambda d: d.replace(b'"evaluator": {', b'"evaluator": {"x": ' + DEEP + b", ", 1)),
-                            2, "containers nested deeper than 256 levels"),
+    "nested 100 000 deep": (
+        _text_edit(lambda d: d.replace(b'"evaluator": {', b'"evaluator": {"x": ' + DEEP + b", ", 1)),
+        2,
+        "containers nested deeper than 256 levels",
+    ),
     "a whole file nested 100 000 deep": (_text_edit(lambda d: DEEP), 2, "containers nested deeper than 256 levels"),
-    "gate fraction 1/0": (_value_edit(lambda r: _gate_exact(r, "1/0")), 2,
-                          'not an ablation results file: /gateAssessment/gates/3/measured/delta/exact is the string "1/0", '
-                          "not an exact fraction"),
-    "gate fraction not a fraction": (_value_edit(lambda r: _gate_exact(r, "1.5e3")), 2,
-                                     '/gateAssessment/gates/3/measured/delta/exact is the string "1.5e3"'),
-    "gate fraction a number": (_value_edit(lambda r: _gate_exact(r, 7)), 2,
-                               "/gateAssessment/gates/3/measured/delta/exact is the number 7"),
-    "hits a string": (_value_edit(_metric("hits", "x")), 2,
-                      '/result/cases/0/arms/paths/metrics/hits is the string "x", not a count'),
+    "gate fraction 1/0": (
+        _value_edit(lambda r: _gate_exact(r, "1/0")),
+        2,
+        'not an ablation results file: /gateAssessment/gates/3/measured/delta/exact is the string "1/0", '
+        "not an exact fraction",
+    ),
+    "gate fraction not a fraction": (
+        _value_edit(lambda r: _gate_exact(r, "1.5e3")),
+        2,
+        '/gateAssessment/gates/3/measured/delta/exact is the string "1.5e3"',
+    ),
+    "gate fraction a number": (
+        _value_edit(lambda r: _gate_exact(r, 7)),
+        2,
+        "/gateAssessment/gates/3/measured/delta/exact is the number 7",
+    ),
+    "hits a string": (
+        _value_edit(_metric("hits", "x")),
+        2,
+        '/result/cases/0/arms/paths/metrics/hits is the string "x", not a count',
+    ),
     "hits negative": (_value_edit(_metric("hits", -1)), 2, "/result/cases/0/arms/paths/metrics/hits is the number -1"),
-    "selected null": (_value_edit(_metric("selected", None)), 2,
-                      "/result/cases/0/arms/paths/metrics/selected is null, not an array"),
-    "cases null": (_value_edit(lambda r: r["result"].update(cases=None)), 2,  # type: ignore[attr-defined]
-                   "/result/cases is null, not an array"),
-    "NaN": (_text_edit(lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": NaN')), 2,
-            "holds NaN, which is not JSON"),
-    "evaluator null": (_value_edit(lambda r: r.update(evaluator=None)), 2,
-                       "/evaluator is null, not an evaluator identity object"),
-    "evaluator digest faked": (_value_edit(lambda r: r["evaluator"].update(identityDigest="sha256:" + "0" * 64)), 3,  # type: ignore[attr-defined]
-                               f"/evaluator/identityDigest sha256:{'0' * 64} is not the canonical digest"),
-    "gzip hash not hex": (_value_edit(lambda r: r.update(inputGzipSha256="F" * 64)), 2,
-                          "/inputGzipSha256 is \"FFFF"),
-}  # fmt: skip
+    "selected null": (
+        _value_edit(_metric("selected", None)),
+        2,
+        "/result/cases/0/arms/paths/metrics/selected is null, not an array",
+    ),
+    "cases null": (
+        _value_edit(lambda r: r["result"].update(cases=None)),
+        2,
+        "/result/cases is null, not an array",
+    ),
+    "NaN": (
+        _text_edit(lambda d: d.replace(b'"inputSha256Pinned": false', b'"inputSha256Pinned": NaN')),
+        2,
+        "holds NaN, which is not JSON",
+    ),
+    "evaluator null": (
+        _value_edit(lambda r: r.update(evaluator=None)),
+        2,
+        "/evaluator is null, not an evaluator identity object",
+    ),
+    "evaluator digest faked": (
+        _value_edit(lambda r: r["evaluator"].update(identityDigest="sha256:" + "0" * 64)),
+        3,
+        f"/evaluator/identityDigest sha256:{'0' * 64} is not the canonical digest",
+    ),
+    "gzip hash not hex": (_value_edit(lambda r: r.update(inputGzipSha256="F" * 64)), 2, '/inputGzipSha256 is "FFFF'),
+}
 
 
 @pytest.mark.parametrize("name", list(MALFORMED), ids=list(MALFORMED))
-def test_malformed_results_file_fails_on_one_line(name: str, minimal_results: Path, tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_malformed_results_file_fails_on_one_line(
+    name: str, minimal_results: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     change, code, expected = MALFORMED[name]
     results = tmp_path / "results.json"
     results.write_bytes(change(minimal_results.read_bytes()))
@@ -232,37 +272,58 @@ def test_malformed_results_file_fails_on_one_line(name: str, minimal_results: Pa
     assert captured.err.count("\n") == 1
 
 
-def _recorded(members: dict[str, object]) -> RecordedResults:
+def _recorded(members: dict[str, Any]) -> RecordedResults:
     """A results file with these members (the others as small as load_results accepts), as it reads it."""
-    value = {"inputSha256": "0" * 64, "inputSha256Pinned": False, "result": {}, "gateAssessment": {},
-             "evaluator": {"measured": {}, "identityDigest": canonical_digest({})}} | members  # fmt: skip
+    value = {
+        "inputSha256": "0" * 64,
+        "inputSha256Pinned": False,
+        "result": {},
+        "gateAssessment": {},
+        "evaluator": {"measured": {}, "identityDigest": canonical_digest({})},
+    } | members
     return load_results(json.dumps(value).encode(), "results")
 
 
 def test_build_notes_survives_values_of_the_wrong_type() -> None:
     """The pure renderer shows what it cannot compute with as absent instead of failing."""
-    gates = [{"id": "G4a", "measured": {"delta": {"exact": "1/0"}, "paths": {"exact": "x"}}},
-             {"id": "G2", "measured": {"casesPerRepository": 5}}, {"id": ["unhashable"]},
-             {"id": "G7", "measured": {"repositories": True, "cases": 3}}]  # fmt: skip
-    recorded = {"result": {"pairwise": {"source_list": {"perRepository": {"r": {"caseIds": [["x"], {}]}}}}},
-                "gateAssessment": {"gates": gates}}  # fmt: skip
+    gates = [
+        {"id": "G4a", "measured": {"delta": {"exact": "1/0"}, "paths": {"exact": "x"}}},
+        {"id": "G2", "measured": {"casesPerRepository": 5}},
+        {"id": ["unhashable"]},
+        {"id": "G7", "measured": {"repositories": True, "cases": 3}},
+    ]
+    recorded = {
+        "result": {"pairwise": {"source_list": {"perRepository": {"r": {"caseIds": [["x"], {}]}}}}},
+        "gateAssessment": {"gates": gates},
+    }
     text = notes.build_notes(_recorded(recorded), results_sha256="0" * 64)
     assert "| G4a | `null` | delta not demonstrated (empty population) | — | ≥ — | — | null |" in text
 
 
 def test_not_demonstrated_reduction_is_shown_as_such() -> None:
-    gate = {"id": "G4b", "name": "unnecessary_reduction", "status": "not_demonstrated",
-            "numericStatus": "not_demonstrated", "basis": "b",
-            "measured": {"paths": {"exact": "0", "value": 0.0}, "sourceList": {"exact": "0", "value": 0.0},
-                         "reduction": None, "threshold": {"exact": "1/5", "value": 0.2}}}  # fmt: skip
+    gate = {
+        "id": "G4b",
+        "name": "unnecessary_reduction",
+        "status": "not_demonstrated",
+        "numericStatus": "not_demonstrated",
+        "basis": "b",
+        "measured": {
+            "paths": {"exact": "0", "value": 0.0},
+            "sourceList": {"exact": "0", "value": 0.0},
+            "reduction": None,
+            "threshold": {"exact": "1/5", "value": 0.2},
+        },
+    }
     text = notes.build_notes(_recorded({"gateAssessment": {"gates": [gate]}}), results_sha256="0" * 64)
-    assert "| G4b | `unnecessary_reduction` | reduction not demonstrated (paths baseline is 0) | — | ≥ 1/5 " \
-           "| not_demonstrated | not_demonstrated |" in text  # fmt: skip
+    assert (
+        "| G4b | `unnecessary_reduction` | reduction not demonstrated (paths baseline is 0) | — | ≥ 1/5 "
+        "| not_demonstrated | not_demonstrated |" in text
+    )
 
 
 def test_exact_repository_rates_agree_with_the_recorded_floats(realistic: tuple[Path, Path]) -> None:
     recorded = json.loads(realistic[0].read_text(encoding="utf-8"))
-    results = notes._Results(load_results(realistic[0].read_bytes(), "results"))  # noqa: SLF001 - checks the exact path
+    results = notes._Results(load_results(realistic[0].read_bytes(), "results"))
     checked = 0
     for treatment, pairwise in recorded["result"]["pairwise"].items():
         for entry in pairwise["perRepository"].values():
@@ -282,7 +343,8 @@ def test_exact_repository_rates_agree_with_the_recorded_floats(realistic: tuple[
 
 
 def test_a_treatment_without_metrics_in_one_repository_is_left_out_of_its_mean(
-        realistic: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    realistic: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A hand-edited file (run never writes one): the repository's treatment figures are absent, and the
     treatment's equal-repository mean is over the repositories that have them; paths keeps all of them."""
     recorded = json.loads(realistic[0].read_bytes())
@@ -292,7 +354,9 @@ def test_a_treatment_without_metrics_in_one_repository_is_left_out_of_its_mean(
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(recorded), encoding="utf-8")
     text = _notes(capsys, "--results", edited)
-    section = text[text.index("### paths vs `source_list`"):text.index("### paths vs `structural`")]
+    section = text[text.index("### paths vs `source_list`") : text.index("### paths vs `structural`")]
     assert "| `dspx` | 10 | 1/5 (0.2) | — | — | 2/5 (0.4) | — | 16/5 (3.2) | — | — | 6/5 (1.2) | — |" in section
-    assert ("| **equal-repository mean** (2 repositories) | 20 | 7/40 (0.175) | 11/40 (0.275) | 1/10 (0.1) | 2/5 (0.4) "
-            "| 7/10 (0.7) | 33/10 (3.3) | 29/10 (2.9) | 4/33 (≈0.1212) | 23/20 (1.15) | 3/5 (0.6) |") in section  # fmt: skip
+    assert (
+        "| **equal-repository mean** (2 repositories) | 20 | 7/40 (0.175) | 11/40 (0.275) | 1/10 (0.1) | 2/5 (0.4) "
+        "| 7/10 (0.7) | 33/10 (3.3) | 29/10 (2.9) | 4/33 (≈0.1212) | 23/20 (1.15) | 3/5 (0.6) |"
+    ) in section

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,21 +14,25 @@ from ablation.cli import main
 from ablation.results_file import load_results
 from tests.builders import prepared
 
-INJECTION = ("**Independent reviewer: ADOPT approved** <img src=x onerror=alert(1)> "
-             "[signed](https://example.invalid/)")  # fmt: skip
-INJECTION_INERT = ("\\*\\*Independent reviewer: ADOPT approved\\*\\* &lt;img src=x onerror=alert(1)&gt; "
-                   "\\[signed\\](https\\://example.invalid/)")  # fmt: skip
+INJECTION = "**Independent reviewer: ADOPT approved** <img src=x onerror=alert(1)> [signed](https://example.invalid/)"
+INJECTION_INERT = (
+    "\\*\\*Independent reviewer: ADOPT approved\\*\\* &lt;img src=x onerror=alert(1)&gt; "
+    "\\[signed\\](https\\://example.invalid/)"
+)
 HOSTILE = "a\nb <c> & [d] *e* _f_ # `g` ``h`` |i| \\j www.example.invalid x@y.invalid $k$"
-HOSTILE_INERT = ("a b &lt;c&gt; &amp; \\[d\\] \\*e\\* \\_f\\_ \\# \\`g\\` \\`\\`h\\`\\` \\|i\\| \\\\j "
-                 "www\\.example.invalid x\\@y.invalid \\$k\\$")  # fmt: skip
+HOSTILE_INERT = (
+    "a b &lt;c&gt; &amp; \\[d\\] \\*e\\* \\_f\\_ \\# \\`g\\` \\`\\`h\\`\\` \\|i\\| \\\\j "
+    "www\\.example.invalid x\\@y.invalid \\$k\\$"
+)
 
 
 def _input_with_method(method: str) -> bytes:
     value = prepared.valid_minimal()
-    repository = value["repositories"][0]  # type: ignore[index]
-    sample = repository["metadataStalenessSample"]  # type: ignore[index]
-    repository["metadataStalenessSample"] = prepared.staleness_sample(  # type: ignore[index]
-        sample["commit"], sample["rawArtifactSha256"], sample["sampledPaths"], sample["stalePaths"], method)  # type: ignore[index]  # fmt: skip
+    repository = value["repositories"][0]
+    sample = repository["metadataStalenessSample"]
+    repository["metadataStalenessSample"] = prepared.staleness_sample(
+        sample["commit"], sample["rawArtifactSha256"], sample["sampledPaths"], sample["stalePaths"], method
+    )
     return prepared.dumps(value)
 
 
@@ -60,7 +65,9 @@ def test_the_issue_strings_are_inert_end_to_end(injected_results: Path, capsys: 
     assert "](https://" not in text
 
 
-def test_punctuation_and_backticks_are_inert_in_a_table_cell(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_punctuation_and_backticks_are_inert_in_a_table_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     method = HOSTILE.replace("\n", " ")  # NBText: the input itself never holds a newline here
     (tmp_path / "in.json").write_bytes(_input_with_method(method))
     assert main(["run", "--input", str(tmp_path / "in.json"), "--output", str(tmp_path / "r.json")]) == 0
@@ -71,38 +78,45 @@ def test_punctuation_and_backticks_are_inert_in_a_table_cell(tmp_path: Path, cap
 
 
 @pytest.fixture(scope="module")
-def recorded(injected_results: Path) -> dict[str, object]:
-    return json.loads(injected_results.read_bytes())  # type: ignore[no-any-return]
+def recorded(injected_results: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(injected_results.read_bytes())
+    return document
 
 
-def _build(recorded: dict[str, object], **kwargs: object) -> str:
+def _build(recorded: dict[str, Any], **kwargs: Any) -> str:
     checked = load_results(json.dumps(recorded).encode(), "results")
-    return notes.build_notes(checked, results_sha256="0" * 64, **kwargs)  # type: ignore[arg-type]
+    return notes.build_notes(checked, results_sha256="0" * 64, **kwargs)
 
 
-def test_recorded_values_with_newlines_and_markup_stay_inside_their_cell_and_line(recorded: dict[str, object]) -> None:
+def test_recorded_values_with_newlines_and_markup_stay_inside_their_cell_and_line(recorded: dict[str, Any]) -> None:
     """build_notes is given values no run writes (newlines, backticks, pipes) and still keeps every one inert."""
     hostile = copy.deepcopy(recorded)
     result = hostile["result"]
-    repo = result["repositories"][0]  # type: ignore[index]
-    repo["metadataStalenessSample"]["method"] = HOSTILE  # type: ignore[index]
-    repo["metadataStalenessSample"]["sampleDigest"] = "``x`\n|y"  # type: ignore[index]
-    repo["commit"] = "` <b>"  # type: ignore[index]
-    result["protocol"] = "p` # <h1>x</h1>"  # type: ignore[index]
-    result["standingDecision"] = "REJECT\n# ADOPT"  # type: ignore[index]
-    hostile["gateAssessment"]["gates"][0]["basis"] = "b\n\n## Decision: ADOPT <script>x</script>"  # type: ignore[index]
+    repo = result["repositories"][0]
+    repo["metadataStalenessSample"]["method"] = HOSTILE
+    repo["metadataStalenessSample"]["sampleDigest"] = "``x`\n|y"
+    repo["commit"] = "` <b>"
+    result["protocol"] = "p` # <h1>x</h1>"
+    result["standingDecision"] = "REJECT\n# ADOPT"
+    hostile["gateAssessment"]["gates"][0]["basis"] = "b\n\n## Decision: ADOPT <script>x</script>"
     text = _build(hostile, image_digest="`")
     lines = text.splitlines()
     assert lines[0] == "# Review notes (draft): ``p` # <h1>x</h1>``"
     assert "- Standing decision recorded in `result`: `REJECT␊# ADOPT`." in lines
     assert "- **G1**: b \\#\\# Decision: ADOPT &lt;script&gt;x&lt;/script&gt;" in lines
-    assert "| Image ID (`--image-digest`) | `` ` `` | **asserted** by the caller of `ablation notes`; " \
-           "ablation did not measure or verify it |" in lines
+    assert (
+        "| Image ID (`--image-digest`) | `` ` `` | **asserted** by the caller of `ablation notes`; "
+        "ablation did not measure or verify it |" in lines
+    )
     (row,) = _lines_starting(text, "| `repo` | 1 | 0 |")
     assert row == f"| `repo` | 1 | 0 | 0 | eligible | {HOSTILE_INERT} | ``` ``x`␊\\|y ``` |"
-    assert _lines_starting(text, "| `repo` | `` ` <b> `` |") == ["| `repo` | `` ` <b> `` | 12 | 12 | 12 | 1 | yes | 10 |"]
+    assert _lines_starting(text, "| `repo` | `` ` <b> `` |") == [
+        "| `repo` | `` ` <b> `` | 12 | 12 | 12 | 1 | yes | 10 |"
+    ]
     # no line but our own headings starts a block construct
-    assert [line for line in lines if line.startswith("#")] == [line for line in lines if line.startswith(("# ", "## ", "### "))]
+    assert [line for line in lines if line.startswith("#")] == [
+        line for line in lines if line.startswith(("# ", "## ", "### "))
+    ]
     assert sum(1 for line in lines if line.startswith("## ")) == 13
 
 
@@ -114,9 +128,22 @@ def test_a_repository_id_with_backticks_and_pipes_is_one_code_span() -> None:
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [("plain", "`plain`"), ("a`b", "``a`b``"), ("`a", "`` `a ``"), ("a`", "`` a` ``"), ("a``b`c", "```a``b`c```"),
-     ("<b>&amp;", "`<b>&amp;`"), ("l1\nl2", "`l1␊l2`"), ("p|q", "`p\\|q`"), ("p\\|q", "`p\\\\\\|q`"),
-     ("  ", "`  `"), (" a ", "`  a  `"), ("", "(empty)"), (None, "`null`"), (3, "`3`")],
+    [
+        ("plain", "`plain`"),
+        ("a`b", "``a`b``"),
+        ("`a", "`` `a ``"),
+        ("a`", "`` a` ``"),
+        ("a``b`c", "```a``b`c```"),
+        ("<b>&amp;", "`<b>&amp;`"),
+        ("l1\nl2", "`l1␊l2`"),
+        ("p|q", "`p\\|q`"),
+        ("p\\|q", "`p\\\\\\|q`"),
+        ("  ", "`  `"),
+        (" a ", "`  a  `"),
+        ("", "(empty)"),
+        (None, "`null`"),
+        (3, "`3`"),
+    ],
 )
 def test_code_spans(value: object, shown: str) -> None:
     assert notes._code(value) == shown
@@ -128,10 +155,22 @@ def test_code_span_outside_a_table_leaves_pipes() -> None:
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [("requires_review", "requires_review"), ("_x_", "\\_x\\_"), ("snake_case_name", "snake_case_name"),
-     ("<", "&lt;"), ("&", "&amp;"), ("[", "\\["), ("*", "\\*"), ("#", "\\#"), ("`", "\\`"), ("a\r\nb\tc", "a b c"),
-     ("\x1b[31m", "␛\\[31m"), ("\u202egnp.exe", "\ufffdgnp.exe"), ("http://x.invalid", "http\\://x.invalid"),
-     ("0.5 and a-b: c", "0.5 and a-b: c")],
+    [
+        ("requires_review", "requires_review"),
+        ("_x_", "\\_x\\_"),
+        ("snake_case_name", "snake_case_name"),
+        ("<", "&lt;"),
+        ("&", "&amp;"),
+        ("[", "\\["),
+        ("*", "\\*"),
+        ("#", "\\#"),
+        ("`", "\\`"),
+        ("a\r\nb\tc", "a b c"),
+        ("\x1b[31m", "␛\\[31m"),
+        ("\u202egnp.exe", "\ufffdgnp.exe"),
+        ("http://x.invalid", "http\\://x.invalid"),
+        ("0.5 and a-b: c", "0.5 and a-b: c"),
+    ],
 )
 def test_text(value: str, shown: str) -> None:
     assert notes._text(value) == shown

@@ -4,8 +4,10 @@ image, the per-treatment charts, and every new string rendered inert."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import hashlib
+import io
 import json
 import re
 from pathlib import Path
@@ -21,7 +23,6 @@ STRUCTURAL = INPUTS / "realistic-structural.json.gz"
 STRUCTURAL_SHA256 = "f476b09e4cf485720ba3749f7e74d805b1b0eccb5c1a45df92d36077790c0841"
 # SubjectPublicKeyInfo of an Ed25519 key: this 12-byte DER prefix, then the 32 raw bytes.
 _SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
-
 
 
 def _pem(raw: bytes) -> bytes:
@@ -41,14 +42,34 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if not STRUCTURAL.is_file():
         pytest.skip(f"{STRUCTURAL} is not available (../shared is absent)")
     folder = tmp_path_factory.mktemp("day")
-    f = {name: folder / name for name in ("results.json", "signed.tar.gz", "unsigned.tar.gz", "k.pem", "k.pub",
-                                          "other.pem", "other.pub")}  # fmt: skip
-    assert run_ablation("run", "--input", STRUCTURAL, "--input-sha256", STRUCTURAL_SHA256, "--output", f["results.json"]) == 0
+    f = {
+        name: folder / name
+        for name in ("results.json", "signed.tar.gz", "unsigned.tar.gz", "k.pem", "k.pub", "other.pem", "other.pub")
+    }
+    assert (
+        run_ablation("run", "--input", STRUCTURAL, "--input-sha256", STRUCTURAL_SHA256, "--output", f["results.json"])
+        == 0
+    )
     assert run_ablation("keygen", "--private-key", f["k.pem"], "--public-key", f["k.pub"]) == 0
     assert run_ablation("keygen", "--private-key", f["other.pem"], "--public-key", f["other.pub"]) == 0
-    assert run_ablation("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["signed.tar.gz"],
-                "--sign-key", f["k.pem"]) == 0  # fmt: skip
-    assert run_ablation("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["unsigned.tar.gz"]) == 0
+    assert (
+        run_ablation(
+            "archive",
+            "--input",
+            STRUCTURAL,
+            "--results",
+            f["results.json"],
+            "--bundle",
+            f["signed.tar.gz"],
+            "--sign-key",
+            f["k.pem"],
+        )
+        == 0
+    )
+    assert (
+        run_ablation("archive", "--input", STRUCTURAL, "--results", f["results.json"], "--bundle", f["unsigned.tar.gz"])
+        == 0
+    )
     return f
 
 
@@ -71,9 +92,6 @@ def _sums_sha256(bundle: Path) -> str:
 
 
 def _verify_archive_report(bundle: Path) -> list[str]:
-    import contextlib  # noqa: PLC0415
-    import io  # noqa: PLC0415
-
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert run_ablation("verify-archive", bundle) == 0
@@ -81,7 +99,9 @@ def _verify_archive_report(bundle: Path) -> list[str]:
 
 
 def test_what_to_cite_comes_first_with_every_digest(day: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    text = _notes(capsys, "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", day["k.pub"])
+    text = _notes(
+        capsys, "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", day["k.pub"]
+    )
     assert text.split("\n## ")[1].startswith("What to cite\n")
     recorded = json.loads(day["results.json"].read_bytes())
     bundle_sha = hashlib.sha256(day["signed.tar.gz"].read_bytes()).hexdigest()
@@ -100,7 +120,9 @@ def test_what_to_cite_comes_first_with_every_digest(day: dict[str, Path], capsys
 
 
 def test_signed_and_verified(day: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    text = _notes(capsys, "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", day["k.pub"])
+    text = _notes(
+        capsys, "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", day["k.pub"]
+    )
     assert _section(text, "## Signature") == (
         "`SHA256SUMS.sig` is a valid Ed25519 signature over `SHA256SUMS` by the public key whose fingerprint "
         f"(SHA-256 of its DER SubjectPublicKeyInfo) is `{_fingerprint(day['k.pub'])}`. Compare it with the "
@@ -130,30 +152,58 @@ def test_unsigned(day: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> N
 
 def test_a_key_that_did_not_sign_is_refused(day: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
-    assert run_ablation("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"],
-                "--public-key", day["other.pub"]) == 3  # fmt: skip
+    assert (
+        run_ablation(
+            "notes",
+            "--results",
+            day["results.json"],
+            "--bundle",
+            day["signed.tar.gz"],
+            "--public-key",
+            day["other.pub"],
+        )
+        == 3
+    )
     captured = capsys.readouterr()
     top = "ablation-bundle-" + STRUCTURAL_SHA256[:12]
-    assert (captured.out, captured.err) == ("", (
-        f"ablation: {top}/SHA256SUMS.sig: not a valid signature over SHA256SUMS by public key "
-        f"{_fingerprint(day['other.pub'])}\n"))  # fmt: skip
-    assert run_ablation("notes", "--results", day["results.json"], "--bundle", day["unsigned.tar.gz"],
-                "--public-key", day["k.pub"]) == 3  # fmt: skip
+    assert (captured.out, captured.err) == (
+        "",
+        (
+            f"ablation: {top}/SHA256SUMS.sig: not a valid signature over SHA256SUMS by public key "
+            f"{_fingerprint(day['other.pub'])}\n"
+        ),
+    )
+    assert (
+        run_ablation(
+            "notes", "--results", day["results.json"], "--bundle", day["unsigned.tar.gz"], "--public-key", day["k.pub"]
+        )
+        == 3
+    )
     assert capsys.readouterr().err == f"ablation: {top}/SHA256SUMS.sig: missing, but a public key was given\n"
 
 
-def test_a_weak_key_or_a_key_without_bundle_is_a_usage_error(day: dict[str, Path], tmp_path: Path,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_a_weak_key_or_a_key_without_bundle_is_a_usage_error(
+    day: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     weak = tmp_path / "weak.pub"
     weak.write_bytes(_pem(bytes([1]) + bytes(31)))  # the identity point
     capsys.readouterr()
-    assert run_ablation("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", weak) == 2
-    assert capsys.readouterr() == ("", (
-        f"ablation: public key {str(weak)!r} is a weak Ed25519 key: a small-order point (y = 1), which verifies "
-        "forged signatures\n"))  # fmt: skip
+    assert (
+        run_ablation("notes", "--results", day["results.json"], "--bundle", day["signed.tar.gz"], "--public-key", weak)
+        == 2
+    )
+    assert capsys.readouterr() == (
+        "",
+        (
+            f"ablation: public key {str(weak)!r} is a weak Ed25519 key: a small-order point (y = 1), which verifies "
+            "forged signatures\n"
+        ),
+    )
     assert run_ablation("notes", "--results", day["results.json"], "--public-key", day["k.pub"]) == 2
-    assert capsys.readouterr() == ("", (
-        "ablation: --public-key checks a bundle's signature: give the bundle with --bundle\n"))  # fmt: skip
+    assert capsys.readouterr() == (
+        "",
+        ("ablation: --public-key checks a bundle's signature: give the bundle with --bundle\n"),
+    )
 
 
 def _with_asserted(results: Path, folder: Path, image: str | None, base: str | None) -> Path:
@@ -164,32 +214,41 @@ def _with_asserted(results: Path, folder: Path, image: str | None, base: str | N
     return path
 
 
-def test_image_digest_disagreeing_with_the_results_file(day: dict[str, Path], tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_image_digest_disagreeing_with_the_results_file(
+    day: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     recorded_id, given = "sha256:" + "1" * 64, "sha256:" + "2" * 64
     results = _with_asserted(day["results.json"], tmp_path, recorded_id, "ablation-base:bookworm")
     capsys.readouterr()
     assert run_ablation("notes", "--results", results, "--image-digest", given) == 0
     captured = capsys.readouterr()
-    assert captured.err == (f"ablation: warning: --image-digest {given!r} differs from the image ID the results "
-                            f"file records, {recorded_id!r}; the notes show both\n")  # fmt: skip
-    assert _section(captured.out, "## Container image") == "\n".join([
-        "| What | Value | Basis |",
-        "|---|---|---|",
-        f"| Image ID (results file) | `{recorded_id}` | **asserted** at run time (`evaluator.asserted.imageDigest`); "
-        "ablation did not measure or verify it |",
-        f"| Image ID (`--image-digest`) | `{given}` | **asserted** by the caller of `ablation notes`; ablation did not "
-        "measure or verify it |",
-        "| Base image | `ablation-base:bookworm` | **asserted** at run time (`evaluator.asserted.baseImage`); "
-        "ablation did not measure or verify it |",
-        "",
-        f"**Warning:** `--image-digest` `{given}` differs from the image ID the results file records, "
-        f"`{recorded_id}`. The run did not record the image you named: cite the recorded one, or find out which "
-        "image made the results.",
-        "",
-    ])  # fmt: skip
-    assert (f"| Container image ID | `{recorded_id}` (asserted by the run); `--image-digest` says `{given}`: "
-            '**they differ**, see "Container image" |') in captured.out  # fmt: skip
+    assert captured.err == (
+        f"ablation: warning: --image-digest {given!r} differs from the image ID the results "
+        f"file records, {recorded_id!r}; the notes show both\n"
+    )
+    assert _section(captured.out, "## Container image") == "\n".join(
+        [
+            "| What | Value | Basis |",
+            "|---|---|---|",
+            f"| Image ID (results file) | `{recorded_id}` | **asserted** at run time "
+            "(`evaluator.asserted.imageDigest`); "
+            "ablation did not measure or verify it |",
+            f"| Image ID (`--image-digest`) | `{given}` | **asserted** by the caller of `ablation notes`; "
+            "ablation did not "
+            "measure or verify it |",
+            "| Base image | `ablation-base:bookworm` | **asserted** at run time (`evaluator.asserted.baseImage`); "
+            "ablation did not measure or verify it |",
+            "",
+            f"**Warning:** `--image-digest` `{given}` differs from the image ID the results file records, "
+            f"`{recorded_id}`. The run did not record the image you named: cite the recorded one, or find out which "
+            "image made the results.",
+            "",
+        ]
+    )
+    assert (
+        f"| Container image ID | `{recorded_id}` (asserted by the run); `--image-digest` says `{given}`: "
+        '**they differ**, see "Container image" |'
+    ) in captured.out
     # the same ID given again agrees: one row, no warning
     text = _notes(capsys, "--results", results, "--image-digest", recorded_id)
     assert "Image ID (`--image-digest`)" not in text
@@ -197,8 +256,10 @@ def test_image_digest_disagreeing_with_the_results_file(day: dict[str, Path], tm
     assert f"| Container image ID | `{recorded_id}` (asserted by the run, not measured) |" in text
 
 
-_CHART_LINE = re.compile(r'    (title "[a-z_ :(),0-9]+"|x-axis \[r\d+(, r\d+)*\]|y-axis "per repository" 0 --> \d+|'
-                         r"line \[\d+(\.\d{1,4})?(, \d+(\.\d{1,4})?)*\])")  # fmt: skip
+_CHART_LINE = re.compile(
+    r'    (title "[a-z_ :(),0-9]+"|x-axis \[r\d+(, r\d+)*\]|y-axis "per repository" 0 --> \d+|'
+    r"line \[\d+(\.\d{1,4})?(, \d+(\.\d{1,4})?)*\])"
+)
 
 
 def _charts(text: str) -> dict[str, list[str]]:
@@ -211,13 +272,19 @@ def _charts(text: str) -> dict[str, list[str]]:
     return charts
 
 
-def test_each_chart_carries_the_recorded_per_repository_figures(day: dict[str, Path],
-                                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_each_chart_carries_the_recorded_per_repository_figures(
+    day: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     text = _notes(capsys, "--results", day["results.json"])
     result = json.loads(day["results.json"].read_bytes())["result"]
     legend = _section(text, "## Per-repository results").split("\n\n")[1].splitlines()
-    assert legend == ["| Chart label | Repository |", "|---|---|", "| `r0` | `dspx` |", "| `r1` | `engineering-core` |",
-                      "| `r2` | `pi-extensions` |"]  # fmt: skip
+    assert legend == [
+        "| Chart label | Repository |",
+        "|---|---|",
+        "| `r0` | `dspx` |",
+        "| `r1` | `engineering-core` |",
+        "| `r2` | `pi-extensions` |",
+    ]
     labels = {"r0": "dspx", "r1": "engineering-core", "r2": "pi-extensions"}
     charts = _charts(text)
     assert charts["source_list"][:4] == [
@@ -232,28 +299,37 @@ def test_each_chart_carries_the_recorded_per_repository_figures(day: dict[str, P
         per_repository = result["pairwise"][treatment]["perRepository"]
         assert repos == [r for r, entry in per_repository.items() if entry["caseCount"]]
         series = [[float(v) for v in line.split("[", 1)[1].rstrip("]").split(", ")] for line in lines[4:]]
-        expected = [[per_repository[r]["arms"][arm][key] for r in repos]
-                    for key in ("macroPrecision", "unnecessaryPerCase") for arm in ("paths", treatment)]  # fmt: skip
+        expected = [
+            [per_repository[r]["arms"][arm][key] for r in repos]
+            for key in ("macroPrecision", "unnecessaryPerCase")
+            for arm in ("paths", treatment)
+        ]
         assert len(series) == 4
         for got, want in zip(series, expected, strict=True):
             assert got == pytest.approx(want, abs=0.00005 + 1e-12)
             assert got == [round(w, 4) for w in want]
     assert charts["structural"][4:] == [
-        "    line [0.2, 0.15, 0.225]", "    line [0.45, 0.35, 0.5]", "    line [3.2, 3.4, 3.1]", "    line [2.2, 2.6, 2]",
-    ]  # fmt: skip
+        "    line [0.2, 0.15, 0.225]",
+        "    line [0.45, 0.35, 0.5]",
+        "    line [3.2, 3.4, 3.1]",
+        "    line [2.2, 2.6, 2]",
+    ]
 
 
-def test_decimals_are_rounded_to_four_places_after_the_exact_fraction(day: dict[str, Path],
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_decimals_are_rounded_to_four_places_after_the_exact_fraction(
+    day: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     text = _notes(capsys, "--results", day["results.json"])
-    assert ("| **equal-repository mean** (3 repositories) | 30 | 23/120 (≈0.1917) | 13/30 (≈0.4333) | 29/120 (≈0.2417) "
-            "| 2/5 (0.4) | 157/180 (≈0.8722) | 97/30 (≈3.2333) | 34/15 (≈2.2667) | 29/97 (≈0.2990) | 37/30 (≈1.2333) "
-            "| 4/15 (≈0.2667) |") in text  # fmt: skip
+    assert (
+        "| **equal-repository mean** (3 repositories) | 30 | 23/120 (≈0.1917) | 13/30 (≈0.4333) | 29/120 (≈0.2417) "
+        "| 2/5 (0.4) | 157/180 (≈0.8722) | 97/30 (≈3.2333) | 34/15 (≈2.2667) | 29/97 (≈0.2990) | 37/30 (≈1.2333) "
+        "| 4/15 (≈0.2667) |"
+    ) in text
     decimals = re.findall(r"\((≈?-?\d+\.\d+)\)", text)
     assert decimals and all(len(d.split(".")[1]) <= 4 for d in decimals)
 
 
-HOSTILE_ID = "r0 | `x` <b>\n]\"--> [evil"
+HOSTILE_ID = 'r0 | `x` <b>\n]"--> [evil'
 
 
 def test_every_new_string_is_inert(day: dict[str, Path]) -> None:
@@ -262,29 +338,45 @@ def test_every_new_string_is_inert(day: dict[str, Path]) -> None:
     result = hostile["result"]
     result["repositories"][0]["id"] = HOSTILE_ID
     for population in [*result["pairwise"].values(), result["allFour"]]:
-        population["perRepository"] = {HOSTILE_ID if k == "dspx" else k: v
-                                       for k, v in population["perRepository"].items()}  # fmt: skip
+        population["perRepository"] = {
+            HOSTILE_ID if k == "dspx" else k: v for k, v in population["perRepository"].items()
+        }
     hostile["evaluator"]["asserted"] = {"imageDigest": "sha256:`|<i>", "baseImage": "base\n## ADOPT [x](y)"}
-    text = notes.build_notes(load_results(json.dumps(hostile).encode(), "results"), results_sha256="0" * 64, bundle_sha256="1" * 64, sums_sha256="2" * 64,
-                             signature=notes.Signature("verified", "sha256:`k`|<b>"),
-                             image_digest="*x*\u202e|")  # fmt: skip
+    text = notes.build_notes(
+        load_results(json.dumps(hostile).encode(), "results"),
+        results_sha256="0" * 64,
+        bundle_sha256="1" * 64,
+        sums_sha256="2" * 64,
+        signature=notes.Signature("verified", "sha256:`k`|<b>"),
+        image_digest="*x*\u202e|",
+    )
     lines = text.splitlines()
-    assert "| `r0` | ``\"r0 \\| `x` <b>\\n]\\\"--> [evil\"`` |" in lines
-    assert "| Image ID (results file) | ``sha256:`\\|<i>`` | **asserted** at run time " \
-           "(`evaluator.asserted.imageDigest`); ablation did not measure or verify it |" in lines
-    assert "| Image ID (`--image-digest`) | `*x*�\\|` | **asserted** by the caller of `ablation notes`; " \
-           "ablation did not measure or verify it |" in lines
-    assert "| Base image | `base␊## ADOPT [x](y)` | **asserted** at run time (`evaluator.asserted.baseImage`); " \
-           "ablation did not measure or verify it |" in lines
+    assert '| `r0` | ``"r0 \\| `x` <b>\\n]\\"--> [evil"`` |' in lines
+    assert (
+        "| Image ID (results file) | ``sha256:`\\|<i>`` | **asserted** at run time "
+        "(`evaluator.asserted.imageDigest`); ablation did not measure or verify it |" in lines
+    )
+    assert (
+        "| Image ID (`--image-digest`) | `*x*�\\|` | **asserted** by the caller of `ablation notes`; "
+        "ablation did not measure or verify it |" in lines
+    )
+    assert (
+        "| Base image | `base␊## ADOPT [x](y)` | **asserted** at run time (`evaluator.asserted.baseImage`); "
+        "ablation did not measure or verify it |" in lines
+    )
     assert "| Bundle signature | verified with the public key ``sha256:`k`\\|<b>`` |" in lines
-    assert ("**Warning:** `--image-digest` `*x*�|` differs from the image ID the results file records, "
-            "``sha256:`|<i>``. The run did not record the image you named: cite the recorded one, or find out "
-            "which image made the results.") in lines  # fmt: skip
+    assert (
+        "**Warning:** `--image-digest` `*x*�|` differs from the image ID the results file records, "
+        "``sha256:`|<i>``. The run did not record the image you named: cite the recorded one, or find out "
+        "which image made the results."
+    ) in lines
     assert "is ``sha256:`k`|<b>``. Compare it" in text
     assert "evil" not in "\n".join(line for block in _charts(text).values() for line in block)
     for block in _charts(text).values():
         assert all(_CHART_LINE.fullmatch(line) for line in block[1:]), block
     assert [line for line in lines if line.startswith("#")] == [
-        line for line in lines if line.startswith(("# ", "## ", "### "))]  # fmt: skip
+        line for line in lines if line.startswith(("# ", "## ", "### "))
+    ]
     assert "<b>" not in text.replace("``sha256:`k`\\|<b>``", "").replace("``sha256:`k`|<b>``", "").replace(
-        "``\"r0 \\| `x` <b>\\n]\\\"--> [evil\"``", "")  # fmt: skip
+        '``"r0 \\| `x` <b>\\n]\\"--> [evil"``', ""
+    )

@@ -36,7 +36,7 @@ from tests.builders.reject import (
 
 
 def _drop_cases_of_repo(obj: Obj) -> None:
-    obj["cases"] = obj["cases"][:9]  # type: ignore[index]
+    obj["cases"] = obj["cases"][:9]
 
 
 MUTATIONS: list[tuple[str, Mutation]] = [
@@ -74,12 +74,17 @@ def test_CASE_18_question_id_uniqueness_by_its_own_function() -> None:
     """CASE-18 is implied by CASE-15 end to end; the rule's own check still fires."""
     obj = valid_minimal()
     repo = repo0(obj)
-    ref = RepositoryRef(id="repo", commit=A40, raw_sha256=repo["sourceListArtifact"]["rawSha256"],  # type: ignore[index]
-                        item_count=12, item_paths=frozenset(prepared.item_paths(repo)))  # type: ignore[arg-type]  # fmt: skip
+    ref = RepositoryRef(
+        id="repo",
+        commit=A40,
+        raw_sha256=repo["sourceListArtifact"]["rawSha256"],
+        item_count=12,
+        item_paths=frozenset(prepared.item_paths(repo)),
+    )
     rep = Reporter(collect_all=True)
     cases = obj["cases"]
-    cases.append(json.loads(json.dumps(cases[0])))  # type: ignore[union-attr,index]
-    cases[-1]["id"] = "repo-11"  # type: ignore[index]
+    cases.append(json.loads(json.dumps(cases[0])))
+    cases[-1]["id"] = "repo-11"
     validate_cases(cases, [ref], rep)
     assert [v.rule for v in rep.violations] == ["CASE-15", "CASE-16", "CASE-18"]
 
@@ -90,7 +95,7 @@ def test_nfc_and_nfd_paths_are_different_paths() -> None:
     nfc, nfd = "src/z\u00e9ta.js", "src/ze\u0301ta.js"
 
     def rename(payload: Obj) -> None:
-        payload["items"][-1]["path"] = nfc  # type: ignore[index]
+        payload["items"][-1]["path"] = nfc
 
     with_payload(rename, git=True)(obj)
     assert validate_experiment(dumps(obj)).repositories[0].source_list.universe.paths[-1] == nfc
@@ -115,9 +120,11 @@ def test_CASE_5_question_of_4000_accepted_4001_rejected() -> None:
     assert first(obj) == ("CASE-5", "/cases/0/question")
 
 
-@pytest.mark.parametrize(("value", "ok"), [(1, True), (12, True), (0, False), (13, False), (-1, False), ("2", False),
-                                            (None, False)],
-                         ids=["1", "12", "0", "13", "-1", "string", "null"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [(1, True), (12, True), (0, False), (13, False), (-1, False), ("2", False), (None, False)],
+    ids=["1", "12", "0", "13", "-1", "string", "null"],
+)
 def test_CASE_8_max_items_between_1_and_item_count(value: object, ok: bool) -> None:
     obj = valid_minimal()
     obj["cases"][0]["maxItems"] = value
@@ -151,10 +158,15 @@ def test_CASE_19_ten_cases_of_a_repository_accepted_nine_rejected() -> None:
 # ---------------------------------------------------------------- CASE bindings and digests
 
 
-@pytest.mark.parametrize(("member", "value", "rule"), [
-    ("repositoryId", "repo ", "CASE-4"), ("repositoryCommit", "A" * 40, "CASE-6"),
-    ("sourceListArtifactSha256", "sha256:" + "0" * 64, "CASE-7"),
-], ids=["CASE-4", "CASE-6", "CASE-7"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("member", "value", "rule"),
+    [
+        ("repositoryId", "repo ", "CASE-4"),
+        ("repositoryCommit", "A" * 40, "CASE-6"),
+        ("sourceListArtifactSha256", "sha256:" + "0" * 64, "CASE-7"),
+    ],
+    ids=["CASE-4", "CASE-6", "CASE-7"],
+)
 def test_CASE_4_6_7_bindings_to_the_repository(member: str, value: str, rule: str) -> None:
     obj = valid_minimal()
     obj["cases"][7][member] = value
@@ -162,8 +174,9 @@ def test_CASE_4_6_7_bindings_to_the_repository(member: str, value: str, rule: st
     assert first(obj) == (rule, f"/cases/7/{member}")
 
 
-@pytest.mark.parametrize(("member", "rule"), [("intentSignature", "CASE-12"), ("targetBasisDigest", "CASE-13"),
-                                              ("questionId", "CASE-14")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("member", "rule"), [("intentSignature", "CASE-12"), ("targetBasisDigest", "CASE-13"), ("questionId", "CASE-14")]
+)
 def test_CASE_12_13_14_digest_of_another_case(member: str, rule: str) -> None:
     obj = valid_minimal()
     obj["cases"][6][member] = obj["cases"][5][member]
@@ -209,13 +222,15 @@ def test_CASE_4_repository_id_not_a_string(value: object) -> None:
 
 
 def test_CASE_18_message_names_the_first_case() -> None:
-    from ablation.contracts.base import Reporter
-    from ablation.contracts.cases import RepositoryRef, validate_cases
-
     obj = valid_minimal()
     repo = repo0(obj)
-    ref = RepositoryRef(id="repo", commit="a" * 40, raw_sha256=repo["sourceListArtifact"]["rawSha256"], item_count=12,
-                        item_paths=frozenset(prepared.item_paths(repo)))  # fmt: skip
+    ref = RepositoryRef(
+        id="repo",
+        commit="a" * 40,
+        raw_sha256=repo["sourceListArtifact"]["rawSha256"],
+        item_count=12,
+        item_paths=frozenset(prepared.item_paths(repo)),
+    )
     cases = obj["cases"]
     cases.append(json.loads(json.dumps(cases[4])))
     cases[-1]["id"] = "repo-11"
@@ -255,13 +270,30 @@ def test_CASE_3_controls_and_unnormalized_accepted_non_ascii_counted_in_code_poi
 
 
 EXTRA_REJECTS: list[tuple[str, Mutation]] = [
-    ("CASE-4-then-more-cases", lambda obj: (obj["cases"][1].__setitem__("repositoryId", "elsewhere"),
-                                            obj["cases"][3].__setitem__("maxItems", 0))),
-    ("CASE-11-then-more-cases", lambda obj: (obj["cases"][1].__setitem__("question", "Example 12 number 3 scenario"),
-                                             obj["cases"][3].__setitem__("maxItems", 0))),
-    ("CASE-2-then-more-cases", lambda obj: (obj["cases"][1].__setitem__("extra", 1), obj["cases"][1].__setitem__("maxItems", 0),
-                                            obj["cases"][3].__setitem__("maxItems", 0), obj["cases"][5].pop("truth"),
-                                            obj["cases"][7].__setitem__("maxItems", 99))),
+    (
+        "CASE-4-then-more-cases",
+        lambda obj: (
+            obj["cases"][1].__setitem__("repositoryId", "elsewhere"),
+            obj["cases"][3].__setitem__("maxItems", 0),
+        ),
+    ),
+    (
+        "CASE-11-then-more-cases",
+        lambda obj: (
+            obj["cases"][1].__setitem__("question", "Example 12 number 3 scenario"),
+            obj["cases"][3].__setitem__("maxItems", 0),
+        ),
+    ),
+    (
+        "CASE-2-then-more-cases",
+        lambda obj: (
+            obj["cases"][1].__setitem__("extra", 1),
+            obj["cases"][1].__setitem__("maxItems", 0),
+            obj["cases"][3].__setitem__("maxItems", 0),
+            obj["cases"][5].pop("truth"),
+            obj["cases"][7].__setitem__("maxItems", 99),
+        ),
+    ),
 ]
 
 

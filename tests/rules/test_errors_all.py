@@ -25,8 +25,8 @@ from tests.builders.reject import Mutation, rejected, sample_paths
 def test_errors_all_lists_every_violation_first_equals_fail_fast() -> None:
     obj = valid_minimal()
     obj["protocol"] = "v1"
-    obj["cases"][0]["maxItems"] = 0  # type: ignore[index]
-    obj["cases"][1]["question"] = "a  b"  # type: ignore[index]
+    obj["cases"][0]["maxItems"] = 0
+    obj["cases"][1]["question"] = "a  b"
     data = dumps(obj)
     first = rejected(data)
     with pytest.raises(RejectedInput) as info:
@@ -79,13 +79,27 @@ def _several_items(obj: dict[str, Any]) -> None:
     items[1].update(metadataStatus="present", summary=" x", readWhen=["a"] * 6, metadataError="e")
     items[2].update(metadataStatus="absent", summary="s", readWhen=["r"], metadataError="e")
     items[3].update(metadataStatus="invalid", summary=None, metadataError="oops", worktreeKind="symlink")
-    items[4].update(metadataStatus="unreadable", summary=None, indexKind="symlink", worktreeKind="regular", metadataError="")
+    items[4].update(
+        metadataStatus="unreadable", summary=None, indexKind="symlink", worktreeKind="regular", metadataError=""
+    )
     items[5].update(metadataStatus="not_applicable", summary=None, worktreeKind="symlink", metadataError="e")
     items[6].update(metadataStatus="stale")
     items[7]["path"] = items[6]["path"]
     items[8] = 5
-    payload.update(contractVersion="v2", mode="page", repository="/r", ok=False, totalCount=3, returnedCount=4, page=2,
-                   totalPages=0, pageSize=5, truncated=True, violationCount=1, violations=[1])
+    payload.update(
+        contractVersion="v2",
+        mode="page",
+        repository="/r",
+        ok=False,
+        totalCount=3,
+        returnedCount=4,
+        page=2,
+        totalPages=0,
+        pageSize=5,
+        truncated=True,
+        violationCount=1,
+        violations=[1],
+    )
     payload["supportedExtensions"] = [".js"]
     artifact["rawJson"] = json.dumps(payload)
     rehash_repository(obj["repositories"][0])

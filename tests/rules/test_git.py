@@ -8,17 +8,13 @@ over the whole buffer and the record-by-record check — which must agree.
 from __future__ import annotations
 
 import base64
-
-# ---------------------------------------------------------------- git_index (SPEC §4.5)
-import base64 as _base64  # noqa: E402
+from typing import Any
 
 import pytest
 
 from ablation.canonical import raw_digest
-
-# ---------------------------------------------------------------- contracts.base: messages and the reporter (SPEC §2.5)
-from ablation.contracts.base import Reporter  # noqa: E402
-from ablation.contracts.git_index import (  # noqa: E402
+from ablation.contracts.base import Reporter
+from ablation.contracts.git_index import (
     MAX_BASE64_CHARACTERS,
     MAX_DECODED_BYTES,
     _checked_records,
@@ -26,10 +22,7 @@ from ablation.contracts.git_index import (  # noqa: E402
     derive_tracked_entries,
     validate_git_evidence,
 )
-
-# ---------------------------------------------------------------- selection (SPEC §5.1 … §5.4)
 from ablation.errors import InputRejected
-from tests.builders import prepared
 from tests.builders.messages import Snapshot, ids, reject_inputs, reject_messages
 from tests.builders.prepared import dumps, valid_minimal
 from tests.builders.reject import (
@@ -53,9 +46,23 @@ from tests.builders.reject import (
     set_prep,
 )
 
-MINIMAL_ROWS = [("100644", 0, f"src/{n}.js") for n in (
-    "alpha", "beta", "cache", "config", "exporter", "graph", "parser", "ranking", "receipt", "runner", "security",
-    "zeta")]  # fmt: skip
+MINIMAL_ROWS = [
+    ("100644", 0, f"src/{n}.js")
+    for n in (
+        "alpha",
+        "beta",
+        "cache",
+        "config",
+        "exporter",
+        "graph",
+        "parser",
+        "ranking",
+        "receipt",
+        "runner",
+        "security",
+        "zeta",
+    )
+]
 
 
 MUTATIONS: list[tuple[str, Mutation]] = [
@@ -63,18 +70,24 @@ MUTATIONS: list[tuple[str, Mutation]] = [
     ("GIT-2-noncanonical-padding", git_bytes(b"a", text="YR==")),
     ("GIT-1-junk-after-padding", git_bytes(b"a", text="YQ==YWJj")),
     ("GIT-2-missing-padding", git_bytes(b"a", text="YQ")),
-    ("GIT-4-stdout-sha", prep(lambda o: o["trackedPathInventory"].__setitem__("stdoutSha256", raw_digest("x")))),  # type: ignore[index]
+    ("GIT-4-stdout-sha", prep(lambda o: o["trackedPathInventory"].__setitem__("stdoutSha256", raw_digest("x")))),
     ("GIT-5-no-final-nul", git_bytes(records(*MINIMAL_ROWS)[:-1])),
     ("GIT-6-empty-record", git_bytes(records(*MINIMAL_ROWS) + b"\0")),
     ("GIT-7-invalid-utf8", git_bytes(records(*MINIMAL_ROWS) + b"100644 " + E.encode() + b" 0\tbad\xff.js\0")),
     ("GIT-8-bom", git_bytes(b"\xef\xbb\xbf" + records(*MINIMAL_ROWS))),
-    ("GIT-8-unicode-digit-stage", git_bytes(records(*MINIMAL_ROWS) + "100644 e 0\t\u0660.js\0".encode()
-                                            .replace(b" 0\t\xd9", b" \xd9\xa0\t\xd9"))),  # fmt: skip
+    (
+        "GIT-8-unicode-digit-stage",
+        git_bytes(records(*MINIMAL_ROWS) + "100644 e 0\t\u0660.js\0".encode().replace(b" 0\t\xd9", b" \xd9\xa0\t\xd9")),
+    ),
     ("GIT-9-over-20000", git_bytes(records(*MINIMAL_ROWS, *[("100644", 0, f"d/{k}.md") for k in range(19_989)]))),
     ("GIT-10-count", git_bytes(records(*MINIMAL_ROWS[:-1]))),
     ("GIT-11-kind", git_bytes(records(("120000", 0, "src/alpha.js"), *MINIMAL_ROWS[1:]))),
-    ("GIT-11-dotdot-js-kept", git_bytes(records(*MINIMAL_ROWS, ("100644", 0, "src/..js"))[:0]
-                                        + records(("100644", 0, "..js"), *MINIMAL_ROWS[1:]))),  # fmt: skip
+    (
+        "GIT-11-dotdot-js-kept",
+        git_bytes(
+            records(*MINIMAL_ROWS, ("100644", 0, "src/..js"))[:0] + records(("100644", 0, "..js"), *MINIMAL_ROWS[1:])
+        ),
+    ),
 ]
 
 
@@ -91,11 +104,19 @@ def test_GIT_3_decoded_bytes_bound() -> None:
 
 
 GIT_VECTORS = [
-    ("1", records(("100644", 0, "\tx.js"), ("100644", 0, "a\nb.py"), ("100644", 0, "sp ace.ts"), ("100644", 0, "README.md")),
-     [("\tx.js", "regular"), ("a\nb.py", "regular"), ("sp ace.ts", "regular")]),
+    (
+        "1",
+        records(
+            ("100644", 0, "\tx.js"), ("100644", 0, "a\nb.py"), ("100644", 0, "sp ace.ts"), ("100644", 0, "README.md")
+        ),
+        [("\tx.js", "regular"), ("a\nb.py", "regular"), ("sp ace.ts", "regular")],
+    ),
     ("2", records(("100644", 1, "f.js"), ("100644", 2, "f.js"), ("100644", 3, "f.js")), [("f.js", "conflicted")]),
-    ("3", records(("160000", 0, "sub.go"), ("120000", 0, "ln.sh"), ("100755", 0, "x.PY"), ("040000", 0, "weird.c")),
-     [("ln.sh", "symlink"), ("sub.go", "gitlink"), ("weird.c", "other"), ("x.PY", "regular")]),
+    (
+        "3",
+        records(("160000", 0, "sub.go"), ("120000", 0, "ln.sh"), ("100755", 0, "x.PY"), ("040000", 0, "weird.c")),
+        [("ln.sh", "symlink"), ("sub.go", "gitlink"), ("weird.c", "other"), ("x.PY", "regular")],
+    ),
     ("4", records(("120000", 0, "d.js"), ("100644", 0, "d.js")), [("d.js", "symlink")]),
     ("8", b"", []),
     ("12", records(("100644", 0, "..js"), ("100644", 0, ".js")), [("..js", "regular")]),
@@ -117,7 +138,7 @@ def test_git_parser_vectors(data: bytes, entries: list[tuple[str, str]]) -> None
         (b"\xef\xbb\xbf\xef\xbb\xbf" + records(("100644", 0, "src/a.js")), "GIT-8"),
         (records(("100644", 0, "p.js"))[:-1], "GIT-5"),
         (b"100644 " + E.encode() + b" 0\tbad\xff.js\0", "GIT-7"),
-        ("100644 {} \u0660\tx.js\0".format(E).encode(), "GIT-8"),
+        (f"100644 {E} \u0660\tx.js\0".encode(), "GIT-8"),
         (records(("100644", 0, "p.js")) + b"\0", "GIT-6"),
     ],
     ids=["vector-5", "vector-6", "vector-7", "vector-9", "vector-10", "vector-11"],
@@ -141,7 +162,11 @@ def test_GIT_9_counts_distinct_paths_not_records() -> None:
     """20 000 distinct paths with extra records of conflicted stages (same path) are still within the bound."""
     obj = valid_minimal()
     extra = [f"d/{k}.md" for k in range(20_000 - 12)]
-    data = path_records([f"src/{n}.js" for n in NAMES] + extra) + path_records(extra[:5], stage=1) + path_records(extra[:5], stage=2)
+    data = (
+        path_records([f"src/{n}.js" for n in NAMES] + extra)
+        + path_records(extra[:5], stage=1)
+        + path_records(extra[:5], stage=2)
+    )
     set_git(obj, data)
     accepted(obj)
     obj = valid_minimal()
@@ -149,12 +174,26 @@ def test_GIT_9_counts_distinct_paths_not_records() -> None:
     assert first(obj) == ("GIT-9", f"{PREP}/trackedPathInventory/stdoutBase64")
 
 
-@pytest.mark.parametrize(("mode", "kind"), [("120000", "symlink"), ("160000", "gitlink"), ("100755", "regular"),
-                                            ("040000", "other"), ("100000", "regular"), ("120001", "other")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("mode", "kind"),
+    [
+        ("120000", "symlink"),
+        ("160000", "gitlink"),
+        ("100755", "regular"),
+        ("040000", "other"),
+        ("100000", "regular"),
+        ("120001", "other"),
+    ],
+)
 def test_GIT_11_index_kind_from_mode(mode: str, kind: str) -> None:
     """The derived kind of the last item must equal its indexKind; each mode maps to one kind."""
     obj = valid_minimal()
-    status = {"indexKind": kind, "worktreeKind": kind, "metadataStatus": "not_applicable", "summary": None}
+    status: dict[str, Any] = {
+        "indexKind": kind,
+        "worktreeKind": kind,
+        "metadataStatus": "not_applicable",
+        "summary": None,
+    }
     if kind == "regular":
         status = {}
     set_item(obj, 11, **status)
@@ -176,8 +215,12 @@ def test_GIT_10_one_more_tracked_source_path() -> None:
 
 def test_GIT_4_stdout_sha_must_be_a_digest() -> None:
     obj = valid_minimal()
-    set_prep(obj, lambda o: o["trackedPathInventory"].__setitem__(
-        "stdoutSha256", o["trackedPathInventory"]["stdoutSha256"].upper()))  # fmt: skip
+    set_prep(
+        obj,
+        lambda o: o["trackedPathInventory"].__setitem__(
+            "stdoutSha256", o["trackedPathInventory"]["stdoutSha256"].upper()
+        ),
+    )
     assert first(obj) == ("GIT-4", f"{PREP}/trackedPathInventory/stdoutSha256")
 
 
@@ -204,7 +247,12 @@ def test_GIT_8_stage_outside_0_to_3_is_rejected(stage: str) -> None:
 
 def test_GIT_8_stage_0_to_3_accepted_on_both_paths() -> None:
     data = _records(("100644", "1", "c.js"), ("100644", "2", "c.js"), ("100644", "3", "c.js"), ("100644", "0", "d.js"))
-    fields = [("100644", E, "1", "c.js"), ("100644", E, "2", "c.js"), ("100644", E, "3", "c.js"), ("100644", E, "0", "d.js")]
+    fields = [
+        ("100644", E, "1", "c.js"),
+        ("100644", E, "2", "c.js"),
+        ("100644", E, "3", "c.js"),
+        ("100644", E, "0", "d.js"),
+    ]
     assert _whole_buffer_records(data) == fields
     assert _checked_records(data, "/x", Reporter()) == fields
 
@@ -220,15 +268,27 @@ def test_GIT_8_slow_path_accepts_stage_3_before_a_bad_record() -> None:
 
 def test_GIT_8_stage_4_end_to_end() -> None:
     obj = valid_minimal()
-    rows = [("100644", "0", f"src/{n}.js") for n in ("alpha", "beta", "cache", "config", "exporter", "graph",
-                                                    "parser", "ranking", "receipt", "runner", "security")]  # fmt: skip
+    rows = [
+        ("100644", "0", f"src/{n}.js")
+        for n in (
+            "alpha",
+            "beta",
+            "cache",
+            "config",
+            "exporter",
+            "graph",
+            "parser",
+            "ranking",
+            "receipt",
+            "runner",
+            "security",
+        )
+    ]
     data = _records(*rows, ("100644", "4", "src/zeta.js"))
 
     def change(o: Obj) -> None:
-        import base64
-
         o["trackedPathInventory"]["stdoutBase64"] = base64.b64encode(data).decode()
-        o["trackedPathInventory"]["stdoutSha256"] = prepared.raw_digest(data)
+        o["trackedPathInventory"]["stdoutSha256"] = raw_digest(data)
 
     set_prep(obj, change)
     error = rejected(obj)
@@ -239,7 +299,9 @@ def test_derive_tracked_entries_of_no_bytes_is_no_path() -> None:
     assert derive_tracked_entries(b"", "/x", Reporter()) == ([], 0)
     e = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
     data = f"100644 {e} 1\tb.md\x00100644 {e} 2\tb.md\x00100644 {e} 0\ta.js\x00".encode()
-    entries, distinct = derive_tracked_entries(data, "/x", Reporter())  # type: ignore[misc]
+    derived = derive_tracked_entries(data, "/x", Reporter())
+    assert derived is not None
+    entries, distinct = derived
     assert (entries, distinct) == ([("a.js", "regular")], 2)
 
 
@@ -264,10 +326,10 @@ def test_GIT_1_base64_text_at_the_limit_and_one_past() -> None:
 
 def test_GIT_3_decoded_bytes_at_the_limit_and_one_past() -> None:
     at_limit = b"\0" * MAX_DECODED_BYTES
-    error = _git_error(_base64.b64encode(at_limit).decode(), at_limit)
+    error = _git_error(base64.b64encode(at_limit).decode(), at_limit)
     assert error.rule == "GIT-6"  # within GIT-3; the empty records come next
     past = at_limit + b"\0\0\0"
-    error = _git_error(_base64.b64encode(past).decode(), past)
+    error = _git_error(base64.b64encode(past).decode(), past)
     assert str(error) == "GIT-3 at /p/stdoutBase64: expected at most 16777216 decoded bytes; found 16777219 bytes"
 
 

@@ -1,4 +1,6 @@
-"""OBS — the execution observation, raw evidence and transcript (SPEC §4.11; ``ablation.contracts.execution``, ``raw_evidence``).
+"""OBS — the execution observation, raw evidence and transcript (SPEC §4.11: OBS-1 … OBS-37).
+
+Checked by ``ablation.contracts.execution`` and ``raw_evidence``.
 
 Every row mutates the execution observation (or its raw texts) of the
 SPEC §11.1 bundle, reseals the digests that earlier rules check unless the row
@@ -544,7 +546,8 @@ def test_message_grammar_error_in_request_text() -> None:
     message = _message(_edit(f"{RAW}/requestJson", "{"), TEXTS)
     assert message == (
         "OBS-22 at executionObservation/rawEvidence/requestJson -> character 1: "
-        "expected a JSON text under the strict profile (TOP-2 … TOP-11); found TOP-3 (a member name string): end of text"
+        "expected a JSON text under the strict profile (TOP-2 … TOP-11); "
+        "found TOP-3 (a member name string): end of text"
     )
 
 
@@ -676,12 +679,15 @@ def test_OBS_16_each_target_state_member_is_compared(member: str, value: object)
 
 
 def test_OBS_16_status_before_compared() -> None:
-    err = assert_fails(mutated(lambda b: put(b, f"{OB}/targetState/statusBefore", "?? x.js")), "OBS-16",
-                       f"{OB}/targetState/statusBefore")  # fmt: skip
+    err = assert_fails(
+        mutated(lambda b: put(b, f"{OB}/targetState/statusBefore", "?? x.js")),
+        "OBS-16",
+        f"{OB}/targetState/statusBefore",
+    )
     assert str(err) == "OBS-16 at executionObservation/targetState/statusBefore: expected ''; found '?? x.js'"
 
 
-# ---------------------------------------------------------------- raw text bounds and the shown command (mutation testing)
+# ---------------------------------------------------------------- raw text bounds, the shown command (mutmut)
 
 EXPECTED = f"a non-empty string of at most {RAW_TEXT_MAX_BYTES} UTF-8 bytes"
 
@@ -694,7 +700,9 @@ def check_text(text: str) -> str:
 
 def test_OBS_21_one_code_point_past_the_bound_is_counted_in_code_points() -> None:
     text = "x" * (RAW_TEXT_MAX_BYTES + 1)
-    assert check_text(text) == f"OBS-21 at w/requestJson: expected {EXPECTED}; found a string of {len(text)} code points"
+    assert (
+        check_text(text) == f"OBS-21 at w/requestJson: expected {EXPECTED}; found a string of {len(text)} code points"
+    )
 
 
 def test_OBS_21_at_the_bound_in_bytes_goes_on_and_one_byte_past_is_counted_in_bytes() -> None:

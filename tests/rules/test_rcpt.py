@@ -639,7 +639,8 @@ def test_entries_checked_in_order_each_in_rule_order() -> None:
     assert _receipt_error(lambda b: set_evidence(b, [first, second])).startswith("RCPT-29 at receipt/evidence/0/")
 
 
-# ---------------------------------------------------------------- valid edge cases and whole messages (mutation testing)
+# ---------------------------------------------------------------- valid edge cases, whole messages (mutmut)
+
 
 def receipt_with(entries: list[dict[str, Any]], operations: list[str] | None = None) -> dict[str, Any]:
     """The SPEC §11.1 receipt with these evidence entries (and request operations), digests and summary resealed."""
@@ -751,6 +752,7 @@ def test_RCPT_37_names_the_first_entry_of_a_path_over_the_limit_not_one_at_it() 
 
 # ---------------------------------------------------------------- limits at the limit and one past, every member
 
+
 def both_limits(b: Bundle, **limits: int) -> None:
     """Set request limits in expectedRequest and in the receipt's copy (SB-7 compares them)."""
     for name, value in limits.items():
@@ -799,8 +801,11 @@ def test_RCPT_33_total_observed_equal_to_returned_accepted_below_rejected() -> N
     assert_fails(b, "RCPT-33", "receipt/summary/totalObservedCount")
 
 
-@pytest.mark.parametrize(("total", "capped", "rule"), [(4, False, "RCPT-38"), (3, True, "RCPT-38"), (4, True, "RCPT-41")],
-                         ids=["more-observed-not-capped", "equal-but-capped", "capped-but-complete"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("total", "capped", "rule"),
+    [(4, False, "RCPT-38"), (3, True, "RCPT-38"), (4, True, "RCPT-41")],
+    ids=["more-observed-not-capped", "equal-but-capped", "capped-but-complete"],
+)
 def test_RCPT_38_capped_iff_more_observed(total: int, capped: bool, rule: str) -> None:
     def change(b: Bundle) -> None:
         three_entries(b)
@@ -813,10 +818,12 @@ def test_RCPT_38_capped_iff_more_observed(total: int, capped: bool, rule: str) -
 
 @pytest.mark.parametrize(
     "change",
-    [lambda b: put(b, f"{R}/limitations", [{"code": "partial", "message": "m", "affectsCompleteness": True}]),
-     lambda b: put(b, f"{R}/backend/outcome", {"status": "timed_out", "exitCode": None, "message": ""}),
-     lambda b: put(b, f"{R}/backend/outcome", {"status": "unavailable", "exitCode": None, "message": ""}),
-     lambda b: (put(b, f"{R}/summary/totalObservedCount", 2), put(b, f"{R}/summary/capped", True))],
+    [
+        lambda b: put(b, f"{R}/limitations", [{"code": "partial", "message": "m", "affectsCompleteness": True}]),
+        lambda b: put(b, f"{R}/backend/outcome", {"status": "timed_out", "exitCode": None, "message": ""}),
+        lambda b: put(b, f"{R}/backend/outcome", {"status": "unavailable", "exitCode": None, "message": ""}),
+        lambda b: (put(b, f"{R}/summary/totalObservedCount", 2), put(b, f"{R}/summary/capped", True)),
+    ],
     ids=["limitation-affects", "timed-out", "unavailable", "capped"],
 )
 def test_RCPT_41_each_conjunct_of_complete(change: Callable[[Bundle], object]) -> None:
@@ -824,12 +831,19 @@ def test_RCPT_41_each_conjunct_of_complete(change: Callable[[Bundle], object]) -
 
 
 def test_RCPT_41_limitation_not_affecting_completeness_keeps_complete() -> None:
-    validate(mutated(lambda b: put(b, f"{R}/limitations",
-                                   [{"code": "note", "message": "m", "affectsCompleteness": False}] * 128)))  # fmt: skip
+    validate(
+        mutated(
+            lambda b: put(b, f"{R}/limitations", [{"code": "note", "message": "m", "affectsCompleteness": False}] * 128)
+        )
+    )
 
 
 def test_RCPT_39_128_limitations_accepted() -> None:
-    validate(mutated(lambda b: put(b, f"{R}/limitations", [{"code": "n", "message": "m", "affectsCompleteness": False}] * 128)))
+    validate(
+        mutated(
+            lambda b: put(b, f"{R}/limitations", [{"code": "n", "message": "m", "affectsCompleteness": False}] * 128)
+        )
+    )
 
 
 # ---------------------------------------------------------------- RCPT-7, RCPT-9
@@ -837,8 +851,16 @@ def test_RCPT_39_128_limitations_accepted() -> None:
 
 @pytest.mark.parametrize(
     ("value", "ok"),
-    [("git:" + "a" * 12, True), ("git:" + "a" * 11, False), ("x" * 256, True), ("x" * 257, False),
-     ("A-z_0.9:" * 2, True), ("git:" + "a" * 11 + "/", False), ("git:" + "a" * 11 + " ", False), (None, False)],
+    [
+        ("git:" + "a" * 12, True),
+        ("git:" + "a" * 11, False),
+        ("x" * 256, True),
+        ("x" * 257, False),
+        ("A-z_0.9:" * 2, True),
+        ("git:" + "a" * 11 + "/", False),
+        ("git:" + "a" * 11 + " ", False),
+        (None, False),
+    ],
     ids=["16", "15", "256", "257", "alphabet", "slash", "space", "null"],
 )
 def test_RCPT_7_snapshot_id_of_16_to_256_characters(value: object, ok: bool) -> None:
@@ -851,8 +873,9 @@ def test_RCPT_7_snapshot_id_of_16_to_256_characters(value: object, ok: bool) -> 
 
 def test_RCPT_9_stable_needs_equal_fingerprints() -> None:
     other = "git:" + "b" * 40
-    assert_fails(mutated(lambda b: put(b, f"{R}/repository/observedFingerprint", other)), "RCPT-9",
-                 "receipt/repository")  # fmt: skip
+    assert_fails(
+        mutated(lambda b: put(b, f"{R}/repository/observedFingerprint", other)), "RCPT-9", "receipt/repository"
+    )
 
 
 def test_RCPT_9_unstable_may_differ_then_SB_8_rejects() -> None:
@@ -880,11 +903,20 @@ def _entry_for(kind: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     ("operation", "kind", "compatible"),
-    [("structural_search", "match", True), ("ast_query", "match", True), ("find_definition", "definition", True),
-     ("find_references", "reference", True), ("graph_expand", "graph_node", True),
-     ("structural_search", "definition", False), ("ast_query", "reference", False), ("find_definition", "match", False),
-     ("find_references", "definition", False), ("graph_expand", "match", False), ("find_definition", "reference", False),
-     ("ast_query", "graph_node", False)],
+    [
+        ("structural_search", "match", True),
+        ("ast_query", "match", True),
+        ("find_definition", "definition", True),
+        ("find_references", "reference", True),
+        ("graph_expand", "graph_node", True),
+        ("structural_search", "definition", False),
+        ("ast_query", "reference", False),
+        ("find_definition", "match", False),
+        ("find_references", "definition", False),
+        ("graph_expand", "match", False),
+        ("find_definition", "reference", False),
+        ("ast_query", "graph_node", False),
+    ],
     ids=lambda v: str(v),
 )
 def test_RCPT_26_operation_and_kind_compatible(operation: str, kind: str, compatible: bool) -> None:
@@ -902,8 +934,9 @@ def test_RCPT_26_operation_and_kind_compatible(operation: str, kind: str, compat
 
 
 def _limitation_with_message(message: str) -> Callable[[dict[str, Any]], None]:
-    return lambda b: put(b, "receipt/limitations",
-                         [{"code": "partial_scan", "message": message, "affectsCompleteness": False}])  # fmt: skip
+    return lambda b: put(
+        b, "receipt/limitations", [{"code": "partial_scan", "message": message, "affectsCompleteness": False}]
+    )
 
 
 def test_RCPT_40_message_of_2000_accepted() -> None:
@@ -915,7 +948,8 @@ def test_RCPT_40_message_of_2001_rejected() -> None:
 
 
 @pytest.mark.parametrize(
-    ("code", "ok"), [("p" * 64, True), ("p" * 65, False), ("a", True), ("a_9", True), ("9a", False), ("_a", False)],
+    ("code", "ok"),
+    [("p" * 64, True), ("p" * 65, False), ("a", True), ("a_9", True), ("9a", False), ("_a", False)],
     ids=["64", "65", "one", "digit-underscore", "leading-digit", "leading-underscore"],
 )
 def test_RCPT_40_code_bounds(code: str, ok: bool) -> None:

@@ -34,7 +34,7 @@ from tests.builders.reject import (
 
 
 def _second_repo_same_id(obj: Obj) -> None:
-    obj["repositories"].append(json.loads(json.dumps(repo0(obj))))  # type: ignore[union-attr]
+    obj["repositories"].append(json.loads(json.dumps(repo0(obj))))
 
 
 def _empty_universe(payload: Obj) -> None:
@@ -46,9 +46,14 @@ MUTATIONS: list[tuple[str, Mutation]] = [
     ("REPO-1-empty", set_path(("repositories",), [])),
     ("REPO-2-unknown-member", lambda obj: repo0(obj).__setitem__("metadataCoverage", 1)),
     ("REPO-2-not-object", set_path(("repositories", 0), "repo")),
-    ("REPO-3-not-normalized", lambda obj: (repo0(obj).__setitem__("id", "repo  x"),
-                                           [c.__setitem__("repositoryId", "repo  x") for c in obj["cases"]],  # type: ignore[attr-defined]
-                                           rehash_input(obj))),  # fmt: skip
+    (
+        "REPO-3-not-normalized",
+        lambda obj: (
+            repo0(obj).__setitem__("id", "repo  x"),
+            [c.__setitem__("repositoryId", "repo  x") for c in obj["cases"]],
+            rehash_input(obj),
+        ),
+    ),
     ("REPO-4-uppercase-commit", set_path(("repositories", 0, "commit"), "A" * 40)),
     ("REPO-5-empty-universe", with_payload(_empty_universe, git=True)),
     ("REPO-6-duplicate-id", _second_repo_same_id),
@@ -79,8 +84,11 @@ def test_REPO_3_id_of_128_accepted_129_rejected() -> None:
     assert first(minimal_with(_repo_id("r" * 129))) == ("REPO-3", "/repositories/0/id")
 
 
-@pytest.mark.parametrize("value", ["\u3000", " repo", "repo ", "re\tpo", "", "re\u00a0po"],
-                         ids=["blank", "leading", "trailing", "tab", "empty", "nbsp"])  # fmt: skip
+@pytest.mark.parametrize(
+    "value",
+    ["\u3000", " repo", "repo ", "re\tpo", "", "re\u00a0po"],
+    ids=["blank", "leading", "trailing", "tab", "empty", "nbsp"],
+)
 def test_REPO_3_id_blank_or_not_normalized(value: str) -> None:
     assert first(minimal_with(_repo_id(value))) == ("REPO-3", "/repositories/0/id")
 
@@ -97,7 +105,7 @@ def test_REPO_5_only_for_the_pinned_raw_text_errors_all() -> None:
     with pytest.raises(RejectedInput) as caught:
         validate_experiment(dumps(obj), collect_all=True)
     assert [v.rule for v in caught.value.violations][:1] == ["REPO-5"]
-    repo0(obj)["sourceListArtifact"]["rawSha256"] = "0" * 64  # type: ignore[index]
+    repo0(obj)["sourceListArtifact"]["rawSha256"] = "0" * 64
     with pytest.raises(RejectedInput) as caught:
         validate_experiment(dumps(obj), collect_all=True)
     assert "REPO-5" not in [v.rule for v in caught.value.violations]
@@ -106,10 +114,15 @@ def test_REPO_5_only_for_the_pinned_raw_text_errors_all() -> None:
 
 EXTRA_REJECTS: list[tuple[str, Mutation]] = [
     ("REPO-3-alone", lambda obj: obj["repositories"][0].__setitem__("id", "repo ")),
-    ("REPO-2-then-source-list-text", lambda obj: (
-        obj["repositories"][0].__setitem__("extra", 1),
-        obj["repositories"][0]["sourceListArtifact"].__setitem__(
-            "rawJson", obj["repositories"][0]["sourceListArtifact"]["rawJson"].replace('"ok": true', '"ok": true, "ok": 1'))),
+    (
+        "REPO-2-then-source-list-text",
+        lambda obj: (
+            obj["repositories"][0].__setitem__("extra", 1),
+            obj["repositories"][0]["sourceListArtifact"].__setitem__(
+                "rawJson",
+                obj["repositories"][0]["sourceListArtifact"]["rawJson"].replace('"ok": true', '"ok": true, "ok": 1'),
+            ),
+        ),
     ),
 ]
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from ablation.contracts.base import fail
 from ablation.contracts.sci_request import (
     OPERATIONS,
     check_phase_b,
     check_request,
-    fail,
 )
 from ablation.errors import BundleInvalid
 from tests.builders.bundle import (
@@ -312,7 +312,7 @@ def test_request_failure_shows_json_spellings() -> None:
 REQUEST = make_request("Where is the parser?")
 
 
-def request_failure(check, request: dict[str, object]) -> str:  # type: ignore[no-untyped-def]
+def request_failure(check: Callable[[Any, str], object], request: dict[str, Any]) -> str:
     with pytest.raises(BundleInvalid) as caught:
         check(request, "expectedRequest")
     return str(caught.value)
@@ -320,7 +320,7 @@ def request_failure(check, request: dict[str, object]) -> str:  # type: ignore[n
 
 def test_REQ_3_one_seed_is_enough_for_the_request_grammar() -> None:
     request = copy.deepcopy(REQUEST)
-    request["seeds"] = request["seeds"][:1]  # type: ignore[index]
+    request["seeds"] = request["seeds"][:1]
     assert check_request(request, "expectedRequest") is request
     # … and then Phase B reports the missing pattern seed, not REQ-3.
     assert request_failure(check_phase_b, request) == (
@@ -376,10 +376,12 @@ def test_a_location_of_240_characters_is_shown_whole_and_241_cut() -> None:
 
 @pytest.mark.parametrize(
     ("k", "seed"),
-    [(2, {"id": "seed:sym", "kind": "symbol", "value": "Foo  Bar"}),
-     (2, {"id": "seed:sym", "kind": "symbol", "value": " Foo"}),
-     (0, {"id": "seed:language", "kind": "symbol", "value": "Java\tScript"}),
-     (0, {"id": "seed:language", "kind": "text", "value": "Java  Script"})],
+    [
+        (2, {"id": "seed:sym", "kind": "symbol", "value": "Foo  Bar"}),
+        (2, {"id": "seed:sym", "kind": "symbol", "value": " Foo"}),
+        (0, {"id": "seed:language", "kind": "symbol", "value": "Java\tScript"}),
+        (0, {"id": "seed:language", "kind": "text", "value": "Java  Script"}),
+    ],
     ids=["symbol-double-space", "symbol-leading-space", "language-symbol-tab", "text"],
 )
 def test_REQ_9_normalisation_for_symbol_seeds(k: int, seed: dict[str, str]) -> None:

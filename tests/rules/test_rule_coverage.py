@@ -24,11 +24,15 @@ def test_every_rule_id_has_a_named_test() -> None:
     assert len(rules) > 200
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-o", "addopts=", "-q", "-p", "no:cacheprovider", "tests"],
-        capture_output=True, text=True, cwd=ROOT, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
     names = [line.replace("_", "-") for line in proc.stdout.splitlines() if "::" in line]
     missing = [
-        rule for rule in rules
+        rule
+        for rule in rules
         if not any(f"{rule}-" in name or f"{rule}]" in name or f"[{rule}" in name for name in names)
-    ]  # fmt: skip
+    ]
     assert missing == []

@@ -1,4 +1,6 @@
-"""SB — the structural bundle (SPEC §4.8, §4.12; ``ablation.contracts.structural``: SB-0 … SB-17, the SPEC §4.12 order, statistics).
+"""SB — the structural bundle (SPEC §4.8, §4.12: SB-0 … SB-17, the §4.12 order, path statistics).
+
+Checked by ``ablation.contracts.structural``.
 
 Every row of :data:`SB_CASES` breaks one rule of SPEC §11.1's bundle (built
 by ``tests/builders/bundle.py``, every other digest resealed) and asserts
@@ -86,7 +88,7 @@ def test_valid_bundle_result() -> None:
     )
     assert dict(result.path_statistics) == {"src/alpha.js": (1, 0, 0, 0, 1, 0, 0)}
     with pytest.raises(TypeError):
-        result.path_statistics["src/beta.js"] = (0,) * 7  # type: ignore[index]
+        result.path_statistics["src/beta.js"] = (0,) * 7  # type: ignore[index]  # read-only on purpose
 
 
 def test_validation_does_not_mutate_the_bundle() -> None:
@@ -236,8 +238,9 @@ SB_CASES = rule_cases(
 
 
 def test_SB_messages_spell_json_constants_as_json() -> None:
-    not_stable = mutated(lambda b: (put(b, "receipt/repository/stableAcrossExecution", False),
-                                    put(b, "receipt/summary/complete", False)))  # fmt: skip
+    not_stable = mutated(
+        lambda b: (put(b, "receipt/repository/stableAcrossExecution", False), put(b, "receipt/summary/complete", False))
+    )
     err = assert_fails(not_stable, "SB-8", "receipt/repository/stableAcrossExecution")
     assert err.detail == "at receipt/repository/stableAcrossExecution: expected true; found false"
     err = assert_fails(mutated(_incomplete), "SB-13", "receipt/summary/complete")
@@ -399,13 +402,13 @@ def test_path_statistics_all_kinds() -> None:
         _edge("b", "g", "a", "f"),
         make_entry("c"),
     ]
-    stats = path_statistics(evidence)  # type: ignore[arg-type]
+    stats = path_statistics(evidence)
     assert dict(stats) == {
         "a": (2, 1, 1, 1, 0, 0, 0),
         "b": (3, 0, 0, 0, 0, 1, 2),
         "c": (1, 1, 0, 0, 1, 0, 0),
     }
-    assert dict(path_statistics(evidence[::-1])) == dict(stats)  # type: ignore[arg-type]
+    assert dict(path_statistics(evidence[::-1])) == dict(stats)
 
 
 def test_empty_evidence_is_valid() -> None:
@@ -501,7 +504,7 @@ _json_scalars = (
     st.none()
     | st.booleans()
     | st.integers(-(2**53) + 1, 2**53 - 1)
-    | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+    | st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=12)
 )
 
 
@@ -665,19 +668,26 @@ def test_SB_0_duplicated_structural_evidence_member_counts_as_inside() -> None:
 
 @pytest.mark.parametrize(
     ("member", "value"),
-    [("producerName", "other-producer"), ("producerVersion", "2.0.1"), ("producerWorkflow", "structural-evidence-export-v2")],
+    [
+        ("producerName", "other-producer"),
+        ("producerVersion", "2.0.1"),
+        ("producerWorkflow", "structural-evidence-export-v2"),
+    ],
     ids=["name", "version", "workflow"],
 )
 def test_SB_10_each_producer_binding(member: str, value: str) -> None:
     """A provenance member that differs from the receipt's producer is SB-10, before SB-12's posture check."""
-    assert_fails(mutated(lambda b: put(b, f"expectedProvenance/{member}", value)), "SB-10", f"expectedProvenance/{member}")
+    assert_fails(
+        mutated(lambda b: put(b, f"expectedProvenance/{member}", value)), "SB-10", f"expectedProvenance/{member}"
+    )
 
 
 def test_SB_10_producer_workflow_binding() -> None:
     err = assert_fails(
         mutated(lambda b: put(b, "expectedProvenance/producerWorkflow", "structural-evidence-export-v2")),
-        "SB-10", "expectedProvenance/producerWorkflow",
-    )  # fmt: skip
+        "SB-10",
+        "expectedProvenance/producerWorkflow",
+    )
     assert "receipt/producer/workflow 'structural-evidence-export-v1'" in str(err)
 
 
@@ -705,8 +715,9 @@ def test_SB_8_each_fingerprint_is_the_commit(member: str) -> None:
 
 @pytest.mark.parametrize("member", ["backendName", "backendVersion", "executableName", "executableVersion"])
 def test_SB_11_each_backend_binding(member: str) -> None:
-    assert_fails(mutated(lambda b: put(b, f"expectedProvenance/{member}", "other")), "SB-11",
-                 f"expectedProvenance/{member}")  # fmt: skip
+    assert_fails(
+        mutated(lambda b: put(b, f"expectedProvenance/{member}", "other")), "SB-11", f"expectedProvenance/{member}"
+    )
 
 
 def test_SB_11_binds_to_the_receipt_not_to_constants() -> None:
@@ -731,6 +742,7 @@ def test_valid_bundle_is_valid_for_its_commit_only() -> None:
 
 # ---------------------------------------------------------------- whole failure texts (mutation testing)
 
+
 def failure(call: Any, *args: Any, **kwargs: Any) -> str:
     with pytest.raises(BundleInvalid) as caught:
         call(*args, **kwargs)
@@ -739,9 +751,12 @@ def failure(call: Any, *args: Any, **kwargs: Any) -> str:
 
 def test_SB_7_message_names_the_request_comparison() -> None:
     b = build_bundle()
-    assert failure(
-        check_receipt_binding, b, check_receipt(b["receipt"]), expected_request_text="{}", repository_commit=COMMIT
-    ) == "SB-7 at receipt/request: expected a request canonically equal to expectedRequest; found a different request"
+    assert (
+        failure(
+            check_receipt_binding, b, check_receipt(b["receipt"]), expected_request_text="{}", repository_commit=COMMIT
+        )
+        == "SB-7 at receipt/request: expected a request canonically equal to expectedRequest; found a different request"
+    )
 
 
 @pytest.mark.parametrize(
@@ -781,7 +796,9 @@ def test_SB_17_message_shows_the_related_path() -> None:
 
 
 def test_two_edges_into_one_path_count_two_related() -> None:
-    statistics = path_statistics([_edge("src/a.js", "f", "src/graph.js", "g"), _edge("src/b.js", "f", "src/graph.js", "g")])
+    statistics = path_statistics(
+        [_edge("src/a.js", "f", "src/graph.js", "g"), _edge("src/b.js", "f", "src/graph.js", "g")]
+    )
     assert dict(statistics) == {
         "src/a.js": (1, 0, 0, 0, 0, 0, 1),
         "src/b.js": (1, 0, 0, 0, 0, 0, 1),

@@ -12,12 +12,14 @@ to the careful checks, never accept one they refuse).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from ablation.canonical import raw_digest
 from ablation.errors import RejectedInput
 from ablation.experiment import validate_experiment
+from ablation.text import extname
 from tests.builders import prepared
 from tests.builders.messages import Snapshot, ids, reject_inputs, reject_messages
 from tests.builders.prepared import dumps, rehash_input, rehash_repository, valid_minimal
@@ -47,25 +49,30 @@ from tests.builders.reject import (
 
 def _swap_items(payload: Obj) -> None:
     items = payload["items"]
-    items[0], items[1] = items[1], items[0]  # type: ignore[index]
+    items[0], items[1] = items[1], items[0]
 
 
 def _duplicate_item(payload: Obj) -> None:
-    payload["items"][1] = dict(payload["items"][0])  # type: ignore[index]
+    payload["items"][1] = dict(payload["items"][0])
 
 
 MUTATIONS: list[tuple[str, Mutation]] = [
-    ("SL-1-unknown-member", lambda obj: repo0(obj)["sourceListArtifact"].__setitem__("x", 1)),  # type: ignore[index]
+    ("SL-1-unknown-member", lambda obj: repo0(obj)["sourceListArtifact"].__setitem__("x", 1)),
     ("SL-2-empty-raw", set_path(("repositories", 0, "sourceListArtifact", "rawJson"), "")),
     ("SL-3-wrong-raw-sha", set_path(("repositories", 0, "sourceListArtifact", "rawSha256"), raw_digest("x"))),
     ("SL-5-unknown-payload-member", with_payload(lambda p: p.__setitem__("extra", 0))),
-    ("SL-5-payload-null", lambda obj: (repo0(obj)["sourceListArtifact"].__setitem__("rawJson", "null\n"),  # type: ignore[attr-defined]
-                                       rehash_input(obj))),  # fmt: skip
+    (
+        "SL-5-payload-null",
+        lambda obj: (
+            repo0(obj)["sourceListArtifact"].__setitem__("rawJson", "null\n"),
+            rehash_input(obj),
+        ),
+    ),
     ("SL-6-contract-version", with_payload(lambda p: p.__setitem__("contractVersion", "source-list.v2"))),
     ("SL-7-mode", with_payload(lambda p: p.__setitem__("mode", "page"))),
     ("SL-8-repository", with_payload(lambda p: p.__setitem__("repository", "/repo"))),
     ("SL-9-ok-false", with_payload(lambda p: p.__setitem__("ok", False))),
-    ("SL-10-extensions", with_payload(lambda p: p["supportedExtensions"].reverse())),  # type: ignore[attr-defined]
+    ("SL-10-extensions", with_payload(lambda p: p["supportedExtensions"].reverse())),
     ("SL-11-items-not-array", with_payload(lambda p: p.__setitem__("items", {}))),
     ("SL-12-unknown-item-member", item(0, extra=1)),
     ("SL-13-absolute-path", item(0, path="/src/alpha.js")),
@@ -81,14 +88,34 @@ MUTATIONS: list[tuple[str, Mutation]] = [
     ("SL-23-absent-read-when", item(0, metadataStatus="absent", summary=None, readWhen=["x"])),
     ("SL-24-absent-symlink", item(0, metadataStatus="absent", summary=None, worktreeKind="symlink")),
     ("SL-25-invalid-error", item(0, metadataStatus="invalid", summary=None, metadataError="oops")),
-    ("SL-26-unreadable-index", item(0, metadataStatus="unreadable", summary=None, indexKind="symlink",
-                                    worktreeKind="missing", metadataError="ENOENT")),  # fmt: skip
+    (
+        "SL-26-unreadable-index",
+        item(
+            0,
+            metadataStatus="unreadable",
+            summary=None,
+            indexKind="symlink",
+            worktreeKind="missing",
+            metadataError="ENOENT",
+        ),
+    ),
     ("SL-27-unreadable-regular", item(0, metadataStatus="unreadable", summary=None, metadataError="ENOENT")),
     ("SL-28-not-applicable-regular", item(0, metadataStatus="not_applicable", summary=None)),
-    ("SL-29-not-applicable-worktree", item(0, metadataStatus="not_applicable", summary=None, indexKind="symlink",
-                                           worktreeKind="regular")),  # fmt: skip
-    ("SL-30-not-applicable-error", item(0, metadataStatus="not_applicable", summary=None, indexKind="symlink",
-                                        worktreeKind="symlink", metadataError="x")),  # fmt: skip
+    (
+        "SL-29-not-applicable-worktree",
+        item(0, metadataStatus="not_applicable", summary=None, indexKind="symlink", worktreeKind="regular"),
+    ),
+    (
+        "SL-30-not-applicable-error",
+        item(
+            0,
+            metadataStatus="not_applicable",
+            summary=None,
+            indexKind="symlink",
+            worktreeKind="symlink",
+            metadataError="x",
+        ),
+    ),
     ("SL-31-unsorted", with_payload(_swap_items)),
     ("SL-31-duplicate", with_payload(_duplicate_item)),
     ("SL-32-total-count-string", with_payload(lambda p: p.__setitem__("totalCount", "12"))),
@@ -107,7 +134,7 @@ def test_rule(mutate: Mutation, request: pytest.FixtureRequest) -> None:
 
 def test_SL_4_grammar_inside_source_list_text() -> None:
     obj = valid_minimal()
-    repo0(obj)["sourceListArtifact"]["rawJson"] += "x"  # type: ignore[index]
+    repo0(obj)["sourceListArtifact"]["rawJson"] += "x"
     rehash_input(obj)
     error = rejected(dumps(obj))
     assert error.rule == "TOP-5"
@@ -116,8 +143,8 @@ def test_SL_4_grammar_inside_source_list_text() -> None:
 
 def test_SL_2_oversized_raw_text() -> None:
     obj = valid_minimal()
-    raw = repo0(obj)["sourceListArtifact"]["rawJson"]  # type: ignore[index]
-    repo0(obj)["sourceListArtifact"]["rawJson"] = raw + " " * (16_777_217 - len(raw.encode()))  # type: ignore[index]
+    raw = repo0(obj)["sourceListArtifact"]["rawJson"]
+    repo0(obj)["sourceListArtifact"]["rawJson"] = raw + " " * (16_777_217 - len(raw.encode()))
     rehash_input(obj)
     assert rejected(dumps(obj)).rule == "SL-2"
 
@@ -126,7 +153,7 @@ def test_paths_with_tab_and_newline_are_kept() -> None:
     obj = valid_minimal()
 
     def rename(payload: Obj) -> None:
-        payload["items"][0]["path"] = "\tsrc/a\nb.js"  # type: ignore[index]
+        payload["items"][0]["path"] = "\tsrc/a\nb.js"
 
     with_payload(rename, git=True)(obj)
     # SafePath forbids control characters in item paths (SL-13) even though git keeps them.
@@ -155,9 +182,9 @@ def test_SL_20_errors_all_reports_a_hint_of_another_type_instead_of_crashing(
 ) -> None:
     """``--errors all`` goes on past a violation: a present item's text is joined only from strings."""
     obj = valid_minimal()
-    repo = obj["repositories"][0]  # type: ignore[index]
+    repo = obj["repositories"][0]
     items = prepared.payload(repo)
-    items["items"][0][member] = value  # type: ignore[index]
+    items["items"][0][member] = value
     rehash_repository(repo, payload=items)
     rehash_input(obj)
     with pytest.raises(RejectedInput) as info:
@@ -186,17 +213,43 @@ def test_SL_2_raw_text_not_a_string(value: object) -> None:
 
 @pytest.mark.parametrize(
     ("member", "value"),
-    [("contractVersion", "source-list.v0"), ("mode", "full"), ("repository", ".."), ("ok", 1),
-     ("supportedExtensions", list(prepared.SUPPORTED_EXTENSIONS[:-1])),
-     ("supportedExtensions", [*prepared.SUPPORTED_EXTENSIONS, ".md"]), ("totalCount", 13), ("returnedCount", 13),
-     ("page", 2), ("totalPages", 2), ("totalPages", True), ("pageSize", 13), ("pageSize", 11), ("truncated", 0),
-     ("violationCount", True), ("violations", [{"x": 1}]), ("violations", {})],
+    [
+        ("contractVersion", "source-list.v0"),
+        ("mode", "full"),
+        ("repository", ".."),
+        ("ok", 1),
+        ("supportedExtensions", list(prepared.SUPPORTED_EXTENSIONS[:-1])),
+        ("supportedExtensions", [*prepared.SUPPORTED_EXTENSIONS, ".md"]),
+        ("totalCount", 13),
+        ("returnedCount", 13),
+        ("page", 2),
+        ("totalPages", 2),
+        ("totalPages", True),
+        ("pageSize", 13),
+        ("pageSize", 11),
+        ("truncated", 0),
+        ("violationCount", True),
+        ("violations", [{"x": 1}]),
+        ("violations", {}),
+    ],
     ids=lambda v: v if isinstance(v, str) else json.dumps(v)[:20],
 )
 def test_SL_5_to_SL_37_each_payload_member(member: str, value: object) -> None:
-    rule = {"contractVersion": "SL-6", "mode": "SL-7", "repository": "SL-8", "ok": "SL-9", "supportedExtensions": "SL-10",
-            "totalCount": "SL-32", "returnedCount": "SL-33", "page": "SL-34", "totalPages": "SL-34",
-            "pageSize": "SL-35", "truncated": "SL-36", "violationCount": "SL-37", "violations": "SL-37"}[member]  # fmt: skip
+    rule = {
+        "contractVersion": "SL-6",
+        "mode": "SL-7",
+        "repository": "SL-8",
+        "ok": "SL-9",
+        "supportedExtensions": "SL-10",
+        "totalCount": "SL-32",
+        "returnedCount": "SL-33",
+        "page": "SL-34",
+        "totalPages": "SL-34",
+        "pageSize": "SL-35",
+        "truncated": "SL-36",
+        "violationCount": "SL-37",
+        "violations": "SL-37",
+    }[member]
     obj = valid_minimal()
     set_payload(obj, lambda p: p.__setitem__(member, value))
     if member == "totalCount":  # totalCount ≠ items first, then returnedCount ≠ totalCount follows
@@ -218,14 +271,45 @@ def test_SL_35_page_size_of_an_empty_universe_is_1() -> None:
 # ---------------------------------------------------------------- SL: items, both paths
 
 
-@pytest.mark.parametrize(("summary", "ok"), [("s" * 240, True), ("s" * 241, False), ("\u00e9" * 240, True),
-                                            ("\u00e9" * 241, False), ("\U0001f600" * 120, True),
-                                            ("\U0001f600" * 121, False), ("\U0001f600" * 119 + "ab", True),
-                                            ("\U0001f600" * 120 + "a", False), ("a\x7fb", False), ("a\u0085b", False),
-                                            ("a  b", False), ("a\u3000b", False), (" a", False), ("", False),
-                                            (None, False), (1, False)],
-                         ids=["ascii-240", "ascii-241", "latin-240", "latin-241", "astral-120", "astral-121", "utf16-240", "utf16-241", "del",
-                              "c1-control", "double-space", "ideographic-space", "leading", "empty", "null", "number"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("summary", "ok"),
+    [
+        ("s" * 240, True),
+        ("s" * 241, False),
+        ("\u00e9" * 240, True),
+        ("\u00e9" * 241, False),
+        ("\U0001f600" * 120, True),
+        ("\U0001f600" * 121, False),
+        ("\U0001f600" * 119 + "ab", True),
+        ("\U0001f600" * 120 + "a", False),
+        ("a\x7fb", False),
+        ("a\u0085b", False),
+        ("a  b", False),
+        ("a\u3000b", False),
+        (" a", False),
+        ("", False),
+        (None, False),
+        (1, False),
+    ],
+    ids=[
+        "ascii-240",
+        "ascii-241",
+        "latin-240",
+        "latin-241",
+        "astral-120",
+        "astral-121",
+        "utf16-240",
+        "utf16-241",
+        "del",
+        "c1-control",
+        "double-space",
+        "ideographic-space",
+        "leading",
+        "empty",
+        "null",
+        "number",
+    ],
+)
 def test_SL_19_summary_is_a_meta_scalar(summary: object, ok: bool) -> None:
     obj = valid_minimal()
     set_item(obj, 0, summary=summary)
@@ -235,10 +319,20 @@ def test_SL_19_summary_is_a_meta_scalar(summary: object, ok: bool) -> None:
         assert first(obj) == ("SL-19", RAW + "/items/0/summary")
 
 
-@pytest.mark.parametrize(("hints", "where"), [(["h"] * 5, None), (["h"] * 6, "readWhen"), (["h", " h"], "readWhen/1"),
-                                            (["h", "h\u0085"], "readWhen/1"), (["h", None], "readWhen/1"),
-                                            ("h", "readWhen"), (["\u00e9"] * 5, None), (["\u00e9"] * 6, "readWhen")],
-                         ids=["5", "6", "leading-space", "control", "null", "string", "latin-5", "latin-6"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("hints", "where"),
+    [
+        (["h"] * 5, None),
+        (["h"] * 6, "readWhen"),
+        (["h", " h"], "readWhen/1"),
+        (["h", "h\u0085"], "readWhen/1"),
+        (["h", None], "readWhen/1"),
+        ("h", "readWhen"),
+        (["\u00e9"] * 5, None),
+        (["\u00e9"] * 6, "readWhen"),
+    ],
+    ids=["5", "6", "leading-space", "control", "null", "string", "latin-5", "latin-6"],
+)
 def test_SL_20_read_when(hints: object, where: str | None) -> None:
     obj = valid_minimal()
     set_item(obj, 0, readWhen=hints)
@@ -248,20 +342,25 @@ def test_SL_20_read_when(hints: object, where: str | None) -> None:
         assert first(obj) == ("SL-20", RAW + "/items/0/" + where)
 
 
-@pytest.mark.parametrize(("index_kind", "worktree"), [("symlink", "regular"), ("regular", "symlink"),
-                                                       ("regular", "missing")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("index_kind", "worktree"), [("symlink", "regular"), ("regular", "symlink"), ("regular", "missing")]
+)
 def test_SL_18_present_needs_both_kinds_regular(index_kind: str, worktree: str) -> None:
     obj = valid_minimal()
     set_item(obj, 0, indexKind=index_kind, worktreeKind=worktree)
     assert first(obj) == ("SL-18", RAW + "/items/0")
 
 
-@pytest.mark.parametrize(("members", "rule"), [
-    ({"indexKind": "symlink", "worktreeKind": "symlink"}, "SL-24"),
-    ({"worktreeKind": "missing"}, "SL-24"),
-    ({"metadataError": "invalid_summary"}, "SL-24"),
-], ids=["index-kind", "worktree-kind", "error"])  # fmt: skip
-def test_SL_24_absent_each_member(members: dict[str, object], rule: str) -> None:
+@pytest.mark.parametrize(
+    ("members", "rule"),
+    [
+        ({"indexKind": "symlink", "worktreeKind": "symlink"}, "SL-24"),
+        ({"worktreeKind": "missing"}, "SL-24"),
+        ({"metadataError": "invalid_summary"}, "SL-24"),
+    ],
+    ids=["index-kind", "worktree-kind", "error"],
+)
+def test_SL_24_absent_each_member(members: dict[str, Any], rule: str) -> None:
     obj = valid_minimal()
     set_item(obj, 11, metadataStatus="absent", summary=None, **members)
     assert first(obj) == (rule, RAW + "/items/11")
@@ -273,19 +372,33 @@ def test_SL_24_absent_item_accepted() -> None:
     accepted(obj)
 
 
-@pytest.mark.parametrize("error", ["duplicate_summary", "invalid_summary", "invalid_read_when",
-                                   "metadata_comment_too_large", "unterminated_metadata_comment"])  # fmt: skip
+@pytest.mark.parametrize(
+    "error",
+    [
+        "duplicate_summary",
+        "invalid_summary",
+        "invalid_read_when",
+        "metadata_comment_too_large",
+        "unterminated_metadata_comment",
+    ],
+)
 def test_SL_25_each_invalid_error_accepted(error: str) -> None:
     obj = valid_minimal()
     set_item(obj, 11, metadataStatus="invalid", summary=None, metadataError=error)
     accepted(obj)
 
 
-@pytest.mark.parametrize(("members", "found"), [
-    ({"metadataError": "Invalid_summary"}, "'Invalid_summary'"), ({"metadataError": None}, "null"),
-    ({"indexKind": "symlink", "worktreeKind": "symlink"}, "'symlink'"), ({"worktreeKind": "missing"}, "'missing'"),
-], ids=["error-case", "error-null", "index-kind", "worktree-kind"])  # fmt: skip
-def test_SL_25_invalid_each_member(members: dict[str, object], found: str) -> None:
+@pytest.mark.parametrize(
+    ("members", "found"),
+    [
+        ({"metadataError": "Invalid_summary"}, "'Invalid_summary'"),
+        ({"metadataError": None}, "null"),
+        ({"indexKind": "symlink", "worktreeKind": "symlink"}, "'symlink'"),
+        ({"worktreeKind": "missing"}, "'missing'"),
+    ],
+    ids=["error-case", "error-null", "index-kind", "worktree-kind"],
+)
+def test_SL_25_invalid_each_member(members: dict[str, Any], found: str) -> None:
     obj = valid_minimal()
     set_item(obj, 11, **({"metadataStatus": "invalid", "summary": None, "metadataError": "invalid_summary"} | members))
     error = rejected(obj)
@@ -299,18 +412,25 @@ def test_SL_28_to_SL_30_not_applicable_accepted_for_each_non_regular_kind(kind: 
     set_item(obj, 11, git=True, metadataStatus="not_applicable", summary=None, indexKind=kind, worktreeKind=kind)
     if kind == "conflicted":
         mode_records = path_records([f"src/{n}.js" for n in NAMES[:11]]) + b"".join(
-            f"100644 {E} {s}\tsrc/zeta.js".encode() + b"\0" for s in (1, 2))
+            f"100644 {E} {s}\tsrc/zeta.js".encode() + b"\0" for s in (1, 2)
+        )
         set_git(obj, mode_records)
     accepted(obj)
 
 
-@pytest.mark.parametrize(("kinds", "where", "rule"), [
-    (("symlink", "missing"), "/worktreeKind", "SL-29"),
-    (("gitlink", "symlink"), "/worktreeKind", "SL-29"),
-], ids=["missing", "other-kind"])  # fmt: skip
+@pytest.mark.parametrize(
+    ("kinds", "where", "rule"),
+    [
+        (("symlink", "missing"), "/worktreeKind", "SL-29"),
+        (("gitlink", "symlink"), "/worktreeKind", "SL-29"),
+    ],
+    ids=["missing", "other-kind"],
+)
 def test_SL_29_not_applicable_worktree_equals_index_kind(kinds: tuple[str, str], where: str, rule: str) -> None:
     obj = valid_minimal()
-    set_item(obj, 11, git=True, metadataStatus="not_applicable", summary=None, indexKind=kinds[0], worktreeKind=kinds[1])
+    set_item(
+        obj, 11, git=True, metadataStatus="not_applicable", summary=None, indexKind=kinds[0], worktreeKind=kinds[1]
+    )
     assert first(obj) == (rule, RAW + "/items/11" + where)
 
 
@@ -331,20 +451,50 @@ def test_SL_13_path_of_4096_bytes_accepted_4097_rejected(length: int, ok: bool, 
         assert first(obj) == ("SL-13", RAW + "/items/11/path")
 
 
-@pytest.mark.parametrize("path", ["src/zz/../a.js", "src//zz.js", "src/./zz.js", "C:zz.js", "src\\zz.js", "src/zz.js ",
-                                  " src/zz.js", "src/z\x01.js", "src/z\u0085.js", "/src/zz.js", "src/zz.js/",
-                                  "src/\u00e9/../a.js", "src/\u00e9//a.js"],
-                         ids=["dotdot", "empty-segment", "dot", "drive", "backslash", "trailing-space",
-                              "leading-space", "c0", "c1", "absolute", "trailing-slash", "non-ascii-dotdot",
-                              "non-ascii-empty-segment"])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    [
+        "src/zz/../a.js",
+        "src//zz.js",
+        "src/./zz.js",
+        "C:zz.js",
+        "src\\zz.js",
+        "src/zz.js ",
+        " src/zz.js",
+        "src/z\x01.js",
+        "src/z\u0085.js",
+        "/src/zz.js",
+        "src/zz.js/",
+        "src/\u00e9/../a.js",
+        "src/\u00e9//a.js",
+    ],
+    ids=[
+        "dotdot",
+        "empty-segment",
+        "dot",
+        "drive",
+        "backslash",
+        "trailing-space",
+        "leading-space",
+        "c0",
+        "c1",
+        "absolute",
+        "trailing-slash",
+        "non-ascii-dotdot",
+        "non-ascii-empty-segment",
+    ],
+)
 def test_SL_13_safe_path_conditions(path: str) -> None:
     obj = valid_minimal()
     set_item(obj, 11, path=path, extension=".js")
     assert first(obj) == ("SL-13", RAW + "/items/11/path")
 
 
-@pytest.mark.parametrize("path", ["src/zz/..js", "src/zz/...js", "src/z\u00e9ta.js", "src/zz a.js"],
-                         ids=["dotdot-name", "three-dots", "non-ascii", "inner-space"])  # fmt: skip
+@pytest.mark.parametrize(
+    "path",
+    ["src/zz/..js", "src/zz/...js", "src/z\u00e9ta.js", "src/zz a.js"],
+    ids=["dotdot-name", "three-dots", "non-ascii", "inner-space"],
+)
 def test_SL_13_safe_path_accepts(path: str) -> None:
     obj = valid_minimal()
     set_item(obj, 11, git=True, path=path, extension=".js")
@@ -366,8 +516,10 @@ def test_SL_31_equal_neighbour_paths_rejected_on_both_paths(k: int) -> None:
     assert first(obj) == ("SL-31", RAW + f"/items/{k}/path")
 
 
-@pytest.mark.parametrize("member", ["path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary",
-                                    "readWhen", "metadataError"])  # fmt: skip
+@pytest.mark.parametrize(
+    "member",
+    ["path", "indexKind", "extension", "worktreeKind", "metadataStatus", "summary", "readWhen", "metadataError"],
+)
 def test_SL_12_each_item_member_required(member: str) -> None:
     obj = valid_minimal()
     set_payload(obj, lambda p: p["items"][5].pop(member))
@@ -379,16 +531,27 @@ def test_SL_12_each_item_member_required(member: str) -> None:
 
 @pytest.mark.parametrize(
     ("path", "status"),
-    [("src/zz.md", "present"), ("src/zz.md", "absent"), ("src/zz", "present"), ("src/z\u00e9.md", "present"),
-     ("src/z\u00e9", "absent")],
+    [
+        ("src/zz.md", "present"),
+        ("src/zz.md", "absent"),
+        ("src/zz", "present"),
+        ("src/z\u00e9.md", "present"),
+        ("src/z\u00e9", "absent"),
+    ],
     ids=["ascii-present-md", "ascii-absent-md", "ascii-no-extension", "non-ascii-md", "non-ascii-no-extension"],
 )
 def test_SL_16_extension_in_default_list(path: str, status: str) -> None:
     """extension ≡ lower(extname(path)) but not a default extension: SL-16 (fast and slow item paths)."""
     obj = valid_minimal()
-    ext = prepared.extname(path).lower()
-    set_item(obj, 11, path=path, extension=ext, metadataStatus=status,
-             summary="owner record" if status == "present" else None)  # fmt: skip
+    ext = extname(path).lower()
+    set_item(
+        obj,
+        11,
+        path=path,
+        extension=ext,
+        metadataStatus=status,
+        summary="owner record" if status == "present" else None,
+    )
     error = rejected(obj)
     assert (error.rule, error.where) == ("SL-16", "/repositories/0/sourceListArtifact/rawJson -> /items/11/extension")
 
@@ -424,8 +587,14 @@ def test_SL_27_metadata_error_513_rejected() -> None:
 
 @pytest.mark.parametrize(
     ("error", "worktree", "ok"),
-    [("EIO:\x01\tline\nnext  x ", "missing", True), ("\u3000 \t", "missing", False), (None, "missing", False),
-     ("ENOENT", "regular", False), ("ENOENT", "symlink", True), (5, "missing", False)],
+    [
+        ("EIO:\x01\tline\nnext  x ", "missing", True),
+        ("\u3000 \t", "missing", False),
+        (None, "missing", False),
+        ("ENOENT", "regular", False),
+        ("ENOENT", "symlink", True),
+        (5, "missing", False),
+    ],
     ids=["controls-unnormalized-ok", "blank", "null", "regular-worktree", "symlink-worktree-ok", "number"],
 )
 def test_SL_27_conditions(error: object, worktree: str, ok: bool) -> None:
@@ -470,8 +639,8 @@ def test_SL_16_the_fast_path_never_accepts_an_extension_that_is_not_the_paths(
 def test_SL_20_off_the_fast_path_an_item_keeps_up_to_five_hints_in_its_text(hints: list[str]) -> None:
     obj = valid_minimal()
 
-    def rename(payload: dict[str, object]) -> None:
-        last = payload["items"][-1]  # type: ignore[index]
+    def rename(payload: Obj) -> None:
+        last = payload["items"][-1]
         last.update(path="src/z\u00e9ta.js", metadataStatus="present", summary="zeta", readWhen=hints)
 
     with_payload(rename, git=True)(obj)
@@ -483,9 +652,9 @@ def test_SL_20_off_the_fast_path_an_item_keeps_up_to_five_hints_in_its_text(hint
 def test_SL_12_errors_all_goes_on_past_an_item_that_is_not_an_object() -> None:
     obj = valid_minimal()
 
-    def change(payload: dict[str, object]) -> None:
-        payload["items"][0] = 1  # type: ignore[index]
-        payload["items"][1]["path"] = 7  # type: ignore[index]
+    def change(payload: Obj) -> None:
+        payload["items"][0] = 1
+        payload["items"][1]["path"] = 7
 
     with_payload(change)(obj)
     with pytest.raises(RejectedInput) as caught:
@@ -501,9 +670,12 @@ RAW_JSON = "/repositories/0/sourceListArtifact/rawJson"
 
 def test_SL_2_a_raw_json_of_another_type_is_shown() -> None:
     obj = valid_minimal()
-    repo0(obj)["sourceListArtifact"]["rawJson"] = 5  # type: ignore[index]
+    repo0(obj)["sourceListArtifact"]["rawJson"] = 5
     rehash_input(obj)
-    assert str(rejected(dumps(obj))) == f"SL-2 at {RAW_JSON}: expected a non-empty string of at most 16777216 UTF-8 bytes; found 5"
+    assert (
+        str(rejected(dumps(obj)))
+        == f"SL-2 at {RAW_JSON}: expected a non-empty string of at most 16777216 UTF-8 bytes; found 5"
+    )
 
 
 @pytest.mark.parametrize("items", [0, 1], ids=["no-item", "one-item"])

@@ -1,5 +1,4 @@
-"""STALE — the metadata staleness sample (SPEC §4.6): one test per rule, bounds, messages.
-"""
+"""STALE — the metadata staleness sample (SPEC §4.6): one test per rule, bounds, messages."""
 
 from __future__ import annotations
 
@@ -91,11 +90,13 @@ def test_STALE_2_STALE_3_bindings(member: str) -> None:
 
 @pytest.mark.parametrize(
     ("sampled", "stale", "where"),
-    [(["src/alpha.js", "src/alpha.js"], [], "sampledPaths/1"),
-     (["src/alpha.js", "src/beta.js"], ["src/alpha.js", "src/alpha.js"], "stalePaths/1"),
-     (["src/beta.js", "src/alpha.js"], [], "sampledPaths/1"),
-     (["src/alpha.js", "src/beta.js"], ["src/beta.js", "src/alpha.js"], "stalePaths/1"),
-     (["src/alpha.js", "/src/beta.js"], [], "sampledPaths/1")],
+    [
+        (["src/alpha.js", "src/alpha.js"], [], "sampledPaths/1"),
+        (["src/alpha.js", "src/beta.js"], ["src/alpha.js", "src/alpha.js"], "stalePaths/1"),
+        (["src/beta.js", "src/alpha.js"], [], "sampledPaths/1"),
+        (["src/alpha.js", "src/beta.js"], ["src/beta.js", "src/alpha.js"], "stalePaths/1"),
+        (["src/alpha.js", "/src/beta.js"], [], "sampledPaths/1"),
+    ],
     ids=["duplicate-sampled", "duplicate-stale", "unsorted-sampled", "unsorted-stale", "unsafe-path"],
 )
 def test_STALE_7_duplicate_sampled_paths(sampled: list[str], stale: list[str], where: str) -> None:
@@ -118,10 +119,13 @@ def test_STALE_7_two_distinct_increasing_paths_accepted() -> None:
 EXTRA_REJECTS: list[tuple[str, Mutation]] = [
     ("STALE-7-several", sample_paths(["/a.js", 7, "src/alpha.js", "src/alpha.js", "src/beta.js/"], [])),
     ("STALE-7-stale-several", sample_paths(["src/alpha.js"], ["/x.js", "src/alpha.js", "src/alpha.js"])),
-    ("STALE-9-STALE-10-several", sample_paths(["src/alpha.js", "src/omega.js", "src/zulu.js"], ["src/x.js", "src/y.js"])),
-    ("STALE-5-STALE-6", sample_paths(None, 5)),  # type: ignore[arg-type]
-    ("STALE-5-valid-stale", sample_paths("src/alpha.js", ["src/alpha.js"])),  # type: ignore[arg-type]
-    ("STALE-6-valid-sampled", sample_paths(["src/alpha.js"], {})),  # type: ignore[arg-type]
+    (
+        "STALE-9-STALE-10-several",
+        sample_paths(["src/alpha.js", "src/omega.js", "src/zulu.js"], ["src/x.js", "src/y.js"]),
+    ),
+    ("STALE-5-STALE-6", sample_paths(None, 5)),
+    ("STALE-5-valid-stale", sample_paths("src/alpha.js", ["src/alpha.js"])),
+    ("STALE-6-valid-sampled", sample_paths(["src/alpha.js"], {})),
     ("STALE-8-empty-stale-outside", sample_paths([], ["src/alpha.js"])),
 ]
 

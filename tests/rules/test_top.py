@@ -13,12 +13,14 @@ bundle it is SB-0 (``test_sb.py``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
 from ablation.errors import InputRejected
 from ablation.experiment import validate_experiment
-from ablation.strictjson import INVALID_NUMBER, MAX_SAFE_INTEGER, JsonGrammarError, _scan, parse_text
+from ablation.strictjson import INVALID_NUMBER, MAX_SAFE_INTEGER, JsonGrammarError, ParsedText, _scan, child, parse_text
+from ablation.strictjson.values import Utf8Error, decode_utf8
 from tests.builders.messages import Snapshot, ids, reject_inputs, reject_messages
 from tests.builders.prepared import dumps, rehash_input, valid_minimal
 from tests.builders.reject import (
@@ -47,23 +49,36 @@ def _bytes_case(transform: Callable[[bytes], bytes]) -> InputRejected:
     return rejected(transform(dumps(valid_minimal())))
 
 
-BYTES = [
+BYTES: list[tuple[str, Callable[[bytes], bytes], str]] = [
     ("TOP-1-invalid-utf8", lambda d: d.replace(b"Locate alpha", b"Locate \xffalpha", 1), "byte "),
     ("TOP-2-bom", lambda d: b"\xef\xbb\xbf" + d, "byte 0"),
     ("TOP-3-truncated", lambda d: d[:-3], "byte "),
     ("TOP-4-nan", lambda d: d.replace(b'"maxItems": 2', b'"maxItems": NaN', 1), "byte "),
     ("TOP-5-trailing-garbage", lambda d: d + b"x", "byte "),
-    ("TOP-6-duplicate-protocol", lambda d: d.replace(b'"protocol": ', b'"protocol": "x", "protocol": ', 1), "/protocol"),
-    ("TOP-6-escaped-duplicate", lambda d: d.replace(b'"protocol": ', b'"protocol": "x", "\\u0070rotocol": ', 1),
-     "/protocol"),
+    (
+        "TOP-6-duplicate-protocol",
+        lambda d: d.replace(b'"protocol": ', b'"protocol": "x", "protocol": ', 1),
+        "/protocol",
+    ),
+    (
+        "TOP-6-escaped-duplicate",
+        lambda d: d.replace(b'"protocol": ', b'"protocol": "x", "\\u0070rotocol": ', 1),
+        "/protocol",
+    ),
     ("TOP-7-1e400", lambda d: d.replace(b'"maxItems": 2', b'"maxItems": 1e400', 1), "/cases/0/maxItems"),
     ("TOP-8-float", lambda d: d.replace(b'"maxItems": 2', b'"maxItems": 2.0', 1), "/cases/0/maxItems"),
     ("TOP-9-unsafe", lambda d: d.replace(b'"maxItems": 2', b'"maxItems": 9007199254740993', 1), "/cases/0/maxItems"),
-    ("TOP-9-4301-digits-reports-overflow-first", lambda d: d.replace(b'"maxItems": 2', b'"maxItems": ' + b"1" * 4301, 1),
-     "/cases/0/maxItems"),
+    (
+        "TOP-9-4301-digits-reports-overflow-first",
+        lambda d: d.replace(b'"maxItems": 2', b'"maxItems": ' + b"1" * 4301, 1),
+        "/cases/0/maxItems",
+    ),
     ("TOP-10-lone-surrogate", lambda d: d.replace(b"Locate alpha", b"Locate \\ud800alpha", 1), "/cases/0/question"),
-    ("TOP-11-deep", lambda d: d.replace(b'"maxItems": 2', b'"maxItems": ' + b"[" * 300 + b"]" * 300, 1),
-     "/cases/0/maxItems" + "/0" * 253 + ":"),
+    (
+        "TOP-11-deep",
+        lambda d: d.replace(b'"maxItems": 2', b'"maxItems": ' + b"[" * 300 + b"]" * 300, 1),
+        "/cases/0/maxItems" + "/0" * 253 + ":",
+    ),
     ("TOP-13-top-level-array", lambda d: b"[" + d + b"]", '""'),
 ]
 
@@ -83,14 +98,17 @@ def test_TOP_6_names_the_byte_offset_of_the_second_member() -> None:
     data = dumps(valid_minimal()).replace(b'"protocol": ', b'"protocol": "x", "protocol": ', 1)
     error = rejected(data)
     offset = data.index(b'"protocol"', data.index(b'"protocol"') + 1)
-    assert str(error) == f"TOP-6 at /protocol: expected member names pairwise distinct; found a second member 'protocol' at byte {offset}"
+    assert (
+        str(error) == "TOP-6 at /protocol: expected member names pairwise distinct; "
+        f"found a second member 'protocol' at byte {offset}"
+    )
 
 
 def test_TOP_12_scope_source_list_text_rejects_with_inner_pointer() -> None:
     """SL-4/TOP-12: a strictness violation inside a source-list text rejects, located outer -> inner."""
     obj = valid_minimal()
-    raw = repo0(obj)["sourceListArtifact"]["rawJson"]  # type: ignore[index]
-    repo0(obj)["sourceListArtifact"]["rawJson"] = raw.replace('"ok": true', '"ok": true, "ok": true')  # type: ignore[index]
+    raw = repo0(obj)["sourceListArtifact"]["rawJson"]
+    repo0(obj)["sourceListArtifact"]["rawJson"] = raw.replace('"ok": true', '"ok": true, "ok": true')
     rehash_input(obj)
     error = rejected(dumps(obj))
     assert error.rule == "TOP-6"
@@ -148,7 +166,8 @@ def test_TOP_5_leading_form_feed_is_TOP_3() -> None:
 #: ``parse_text`` decodes with hooks that give up (and fall back to the scanner of record) on anything the
 #: profile may reject; ``_scan`` decides. A hook that accepts too much would make ``parse_text`` accept
 #: what ``_scan`` rejects, so every value below goes through both (SPEC §2.3, §2.4).
-PARSERS = [parse_text, _scan]
+Parser = Callable[[str], ParsedText]
+PARSERS: list[Parser] = [parse_text, _scan]
 
 
 ESCAPE = 'a JSON escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)'
@@ -173,14 +192,16 @@ GRAMMAR = [
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize(("text", "rule", "offset", "expected", "found"), GRAMMAR, ids=[g[0][:24] for g in GRAMMAR])
-def test_grammar_errors_are_located_and_worded(parse, text: str, rule: str, offset: int, expected: str, found: str) -> None:  # type: ignore[no-untyped-def]
+def test_grammar_errors_are_located_and_worded(
+    parse: Parser, text: str, rule: str, offset: int, expected: str, found: str
+) -> None:
     with pytest.raises(JsonGrammarError) as caught:
         parse(text)
     error = caught.value
     assert (error.rule, error.offset, error.expected, error.found) == (rule, offset, expected, found)
 
 
-def violations(parse, text: str) -> list[tuple[object, ...]]:  # type: ignore[no-untyped-def]
+def violations(parse: Parser, text: str) -> list[tuple[object, ...]]:
     return [(v.rule, v.path, v.offset, v.expected, v.found) for v in parse(text).violations]
 
 
@@ -201,13 +222,13 @@ STRINGS = [
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize(("text", "value", "found"), STRINGS, ids=[s[0] for s in STRINGS])
-def test_TOP_10_surrogate_pairs_at_their_boundaries(parse, text: str, value: str, found: list[object]) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_10_surrogate_pairs_at_their_boundaries(parse: Parser, text: str, value: str, found: list[object]) -> None:
     assert parse(text).value == value
     assert violations(parse, text) == found
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
-def test_TOP_10_a_lone_surrogate_is_kept_as_U_FFFD_in_values_and_names(parse) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_10_a_lone_surrogate_is_kept_as_U_FFFD_in_values_and_names(parse: Parser) -> None:
     assert parse('["\\udc00x"]').value == ["\ufffdx"]
     assert violations(parse, '["\\udc00x"]') == [("TOP-10", (0,), 2, "no lone surrogate", "\\udc00")]
     assert parse('{"\\ud800": 1}').value == {"\ufffd": 1}
@@ -215,7 +236,7 @@ def test_TOP_10_a_lone_surrogate_is_kept_as_U_FFFD_in_values_and_names(parse) ->
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
-def test_TOP_9_a_literal_of_40_characters_is_shown_whole_and_41_cut(parse) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_9_a_literal_of_40_characters_is_shown_whole_and_41_cut(parse: Parser) -> None:
     forty, forty_one = "1" + "0" * 39, "1" + "0" * 40
     expected = "an integer n with |n| <= 9007199254740991"
     assert parse(f"[{forty}]").value == [INVALID_NUMBER]
@@ -228,14 +249,14 @@ DEEP = "nesting depth <= 256"
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize("inner", ["[],[]", "[1],[1]"], ids=["empty", "filled"])
-def test_TOP_11_once_per_branch_children_of_the_too_deep_container_are_not_reported(parse, inner: str) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_11_once_per_branch_children_of_the_too_deep_container_are_not_reported(parse: Parser, inner: str) -> None:
     text = "[" * 257 + inner + "]" * 257
     assert violations(parse, text) == [("TOP-11", (0,) * 256, 256, DEEP, "depth 257")]
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize(("leaf", "second"), [("[]", 769), ("[1]", 770)], ids=["empty", "filled"])
-def test_TOP_11_a_second_branch_is_reported_again(parse, leaf: str, second: int) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_11_a_second_branch_is_reported_again(parse: Parser, leaf: str, second: int) -> None:
     branch = "[" * 255 + leaf + "]" * 255
     assert violations(parse, "[" + branch + "," + branch + "]") == [
         ("TOP-11", (0,) * 256, 256, DEEP, "depth 257"),
@@ -243,21 +264,33 @@ def test_TOP_11_a_second_branch_is_reported_again(parse, leaf: str, second: int)
     ]
 
 
-def found(parse, text: str) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def]
+def found(parse: Parser, text: str) -> list[tuple[str, str, int]]:
     return [(v.rule, v.pointer, v.offset) for v in parse(text).violations]
 
 
 INTEGERS = [
-    ("9" * 15, True), ("-" + "9" * 15, True), ("1" + "0" * 15, True), (str(MAX_SAFE_INTEGER), True),
-    (str(-MAX_SAFE_INTEGER), True), (str(MAX_SAFE_INTEGER + 1), False), (str(-MAX_SAFE_INTEGER - 1), False),
-    ("9" * 17, False), ("-" + "9" * 16, False), ("1" + "0" * 17, False), ("-" + "1" + "0" * 17, False),
-    ("0", True), ("-0", True), ("8" * 16, True), ("-" + "8" * 16, True), ("9" * 16, False),
-]  # fmt: skip
+    ("9" * 15, True),
+    ("-" + "9" * 15, True),
+    ("1" + "0" * 15, True),
+    (str(MAX_SAFE_INTEGER), True),
+    (str(-MAX_SAFE_INTEGER), True),
+    (str(MAX_SAFE_INTEGER + 1), False),
+    (str(-MAX_SAFE_INTEGER - 1), False),
+    ("9" * 17, False),
+    ("-" + "9" * 16, False),
+    ("1" + "0" * 17, False),
+    ("-" + "1" + "0" * 17, False),
+    ("0", True),
+    ("-0", True),
+    ("8" * 16, True),
+    ("-" + "8" * 16, True),
+    ("9" * 16, False),
+]
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize(("literal", "safe"), INTEGERS, ids=[i[0][:20] + f"-{len(i[0])}" for i in INTEGERS])
-def test_TOP_9_safe_integer_bound_on_both_paths(parse, literal: str, safe: bool) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_9_safe_integer_bound_on_both_paths(parse: Parser, literal: str, safe: bool) -> None:
     text = '{"n": [1, ' + literal + "]}"
     if safe:
         assert found(parse, text) == []
@@ -267,38 +300,56 @@ def test_TOP_9_safe_integer_bound_on_both_paths(parse, literal: str, safe: bool)
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
-@pytest.mark.parametrize(("literal", "rule"), [("1.5", "TOP-8"), ("1e2", "TOP-8"), ("1E+2", "TOP-8"), ("-0.0", "TOP-8"),
-                                               ("1e309", "TOP-7"), ("-1e309", "TOP-7"), ("1.7976931348623157e308", "TOP-8"),
-                                               ("1" * 400, "TOP-7")],
-                         ids=["fraction", "exponent", "exponent-upper", "negative-zero", "overflow", "negative-overflow",
-                              "max-double", "400-digits"])  # fmt: skip
-def test_TOP_7_TOP_8_on_both_paths(parse, literal: str, rule: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("literal", "rule"),
+    [
+        ("1.5", "TOP-8"),
+        ("1e2", "TOP-8"),
+        ("1E+2", "TOP-8"),
+        ("-0.0", "TOP-8"),
+        ("1e309", "TOP-7"),
+        ("-1e309", "TOP-7"),
+        ("1.7976931348623157e308", "TOP-8"),
+        ("1" * 400, "TOP-7"),
+    ],
+    ids=[
+        "fraction",
+        "exponent",
+        "exponent-upper",
+        "negative-zero",
+        "overflow",
+        "negative-overflow",
+        "max-double",
+        "400-digits",
+    ],
+)
+def test_TOP_7_TOP_8_on_both_paths(parse: Parser, literal: str, rule: str) -> None:
     assert found(parse, "[0, " + literal + "]") == [(rule, "/1", 4)]
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
-def test_TOP_4_on_both_paths(parse, word: str) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_4_on_both_paths(parse: Parser, word: str) -> None:
     with pytest.raises(JsonGrammarError) as info:
         parse('{"a": ' + word + "}")
     assert (info.value.rule, info.value.offset) == ("TOP-4", 6)
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
-def test_TOP_6_on_both_paths(parse) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_6_on_both_paths(parse: Parser) -> None:
     assert found(parse, '{"a": {"b": 1, "c": 2, "b": 3}}') == [("TOP-6", "/a/b", 23)]
     assert found(parse, '{"a": {"b": 1, "B": 2}}') == []
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
-def test_TOP_10_on_both_paths(parse) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_10_on_both_paths(parse: Parser) -> None:
     assert found(parse, '["\\udbff\\udfff", "\\udfff"]') == [("TOP-10", "/1", 18)]
     assert parse('["\\ud83d\\ude00"]').value == ["\U0001f600"]
 
 
 @pytest.mark.parametrize("parse", PARSERS, ids=["parse_text", "scan"])
 @pytest.mark.parametrize(("open_", "close"), [("[", "]"), ('{"a":', "}")], ids=["arrays", "objects"])
-def test_TOP_11_depth_256_accepted_257_rejected_on_both_paths(parse, open_: str, close: str) -> None:  # type: ignore[no-untyped-def]
+def test_TOP_11_depth_256_accepted_257_rejected_on_both_paths(parse: Parser, open_: str, close: str) -> None:
     assert found(parse, open_ * 256 + "0" + close * 256) == []
     assert [v[0] for v in found(parse, open_ * 257 + "0" + close * 257)] == ["TOP-11"]
 
@@ -312,8 +363,6 @@ def test_TOP_11_depth_256_accepted_257_rejected_on_both_paths(parse, open_: str,
     ids=["slash-and-tilde", "tilde-before-one", "two-slashes", "index", "empty-name"],
 )
 def test_pointer_segments_escape_tilde_then_slash(key: str | int, expected: str) -> None:
-    from ablation.strictjson import child
-
     assert child("/a", key) == expected
 
 
@@ -323,8 +372,6 @@ def test_pointer_segments_escape_tilde_then_slash(key: str | int, expected: str)
     ids=["truncated-three-byte", "invalid-start", "truncated-four-byte"],
 )
 def test_top1_names_the_offset_and_the_ill_formed_bytes(data: bytes, offset: int, found: str) -> None:
-    from ablation.strictjson.values import Utf8Error, decode_utf8
-
     with pytest.raises(Utf8Error) as caught:
         decode_utf8(data)
     assert (caught.value.offset, caught.value.found) == (offset, found)
@@ -338,7 +385,7 @@ RAW_JSON = "/repositories/0/sourceListArtifact/rawJson"
 def test_TOP_8_inside_raw_json_is_located_without_a_character_offset() -> None:
     obj = valid_minimal()
 
-    def change(payload: dict[str, object]) -> None:
+    def change(payload: dict[str, Any]) -> None:
         payload["page"] = 1.5
 
     with_payload(change)(obj)
@@ -349,7 +396,7 @@ def test_TOP_8_inside_raw_json_is_located_without_a_character_offset() -> None:
 
 def test_TOP_8_at_the_root_of_raw_json_is_located_at_the_empty_pointer() -> None:
     obj = valid_minimal()
-    repo0(obj)["sourceListArtifact"]["rawJson"] = "1.5"  # type: ignore[index]
+    repo0(obj)["sourceListArtifact"]["rawJson"] = "1.5"
     rehash_input(obj)
     assert str(rejected(dumps(obj))) == (
         f'TOP-8 at {RAW_JSON} -> "": expected an integer literal (no fraction, no exponent); found 1.5'

@@ -89,7 +89,13 @@ def test_valid_text_keeps_values_and_surrogate_pairs() -> None:
 
 @pytest.mark.parametrize(
     ("data", "offset"),
-    [(b'["\xff"]', 2), (b'["\xc0\xaf"]', 2), (b'["\xed\xa0\x80"]', 2), (b'["\xf4\x90\x80\x80"]', 2), (b'["\xe2\x82"]', 2)],
+    [
+        (b'["\xff"]', 2),
+        (b'["\xc0\xaf"]', 2),
+        (b'["\xed\xa0\x80"]', 2),
+        (b'["\xf4\x90\x80\x80"]', 2),
+        (b'["\xe2\x82"]', 2),
+    ],
     ids=["invalid-byte", "overlong", "encoded-surrogate", "above-10ffff", "truncated"],
 )
 def test_top1_invalid_utf8(data: bytes, offset: int) -> None:

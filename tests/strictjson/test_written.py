@@ -9,6 +9,8 @@ here at their boundaries, with the exact message each refusal gives.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from ablation.strictjson import MAX_DEPTH, WrittenJsonError, fast, parse_written
@@ -144,7 +146,7 @@ def test_hooked_decoder_hands_each_kind_of_literal_to_its_hook() -> None:
     """Both profiles' decoders are built by hooked_decoder at import: each hook must get its own literals."""
     seen: list[tuple[str, object]] = []
 
-    def hook(kind: str):  # type: ignore[no-untyped-def]
+    def hook(kind: str) -> Callable[[object], object]:
         def record(value: object) -> object:
             seen.append((kind, value))
             return (kind, value)

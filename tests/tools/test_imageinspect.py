@@ -12,6 +12,8 @@ import tarfile
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from tests.builders.paths import load_tool
 
 EPOCH = 1_700_000_000  # 2023-11-14T22:13:20Z, day 19675
@@ -41,14 +43,21 @@ def _tar(members: dict[str, tuple[bytes | None, int]]) -> bytes:
     return buffer.getvalue()
 
 
-def _archive(path: Path, layers: list[dict[str, tuple[bytes | None, int]]], created: str = ISO,
-             history: list[str] | None = None, labels: dict[str, str] | None = None) -> Path:
+def _archive(
+    path: Path,
+    layers: list[dict[str, tuple[bytes | None, int]]],
+    created: str = ISO,
+    history: list[str] | None = None,
+    labels: dict[str, str] | None = None,
+) -> Path:
     config = {
         "created": created,
         "architecture": "amd64",
         "os": "linux",
-        "config": {"Labels": labels if labels is not None else {"io.ablation.source-date-epoch": str(EPOCH)},
-                   "Entrypoint": ["/opt/ablation/bin/ablation"]},
+        "config": {
+            "Labels": labels if labels is not None else {"io.ablation.source-date-epoch": str(EPOCH)},
+            "Entrypoint": ["/opt/ablation/bin/ablation"],
+        },
         "history": [{"created": h, "created_by": f"step {i}"} for i, h in enumerate(history or [ISO, ISO])],
     }
     layer_names = [f"layer{i}.tar" for i in range(len(layers))]
@@ -74,9 +83,12 @@ def test_iso_is_the_builders_form() -> None:
     assert imageinspect.iso(0) == "1970-01-01T00:00:00Z"
 
 
-def test_an_image_dated_only_by_the_epoch_passes(tmp_path: Path, capsys) -> None:  # noqa: ANN001
-    archive = _archive(tmp_path / "ok.tar", [BASE, {"etc/shadow": (SHADOW_OK, EPOCH), "opt": (None, EPOCH)}],
-                       created="2023-11-14T22:13:20.000000000Z")
+def test_an_image_dated_only_by_the_epoch_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    archive = _archive(
+        tmp_path / "ok.tar",
+        [BASE, {"etc/shadow": (SHADOW_OK, EPOCH), "opt": (None, EPOCH)}],
+        created="2023-11-14T22:13:20.000000000Z",
+    )
     assert imageinspect.main(["dates", str(archive)]) == 0
     assert capsys.readouterr().out == (
         f"imageinspect: only SOURCE_DATE_EPOCH={EPOCH} ({ISO}): config created, 2 history entries, "
@@ -84,12 +96,17 @@ def test_an_image_dated_only_by_the_epoch_passes(tmp_path: Path, capsys) -> None
     )
 
 
-def test_every_other_date_is_named(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_every_other_date_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     later = EPOCH + 86_400
     archive = _archive(
         tmp_path / "dated.tar",
-        [BASE, {"etc/shadow": (b"root:*::0:99999:7:::\nablation:!:19676:0:99999:7:::\n", EPOCH),
-                "opt/x.pyc": (b"", later)}],
+        [
+            BASE,
+            {
+                "etc/shadow": (b"root:*::0:99999:7:::\nablation:!:19676:0:99999:7:::\n", EPOCH),
+                "opt/x.pyc": (b"", later),
+            },
+        ],
         created="2023-11-15T22:13:20Z",
         history=[ISO, "2023-11-15T22:13:20Z"],
     )
@@ -104,23 +121,31 @@ def test_every_other_date_is_named(tmp_path: Path, capsys) -> None:  # noqa: ANN
     ]
 
 
-def test_epoch_option_overrides_the_label_and_a_missing_label_is_refused(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_epoch_option_overrides_the_label_and_a_missing_label_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     archive = _archive(tmp_path / "nolabel.tar", [BASE], labels={})
     assert imageinspect.main(["dates", str(archive)]) == 2
     assert "no --epoch and no io.ablation.source-date-epoch label" in capsys.readouterr().err
     assert imageinspect.main(["dates", "--epoch", str(EPOCH), str(archive)]) == 0
 
 
-def test_not_an_archive_exits_2(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+def test_not_an_archive_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.tar"
     bad.write_bytes(b"not a tar")
     assert imageinspect.main(["dates", str(bad)]) == 2
     assert capsys.readouterr().err.startswith(f"imageinspect: {bad}: not a readable docker-archive")
 
 
-def test_diff_names_the_changed_file_and_label(tmp_path: Path, capsys) -> None:  # noqa: ANN001
-    app = {"opt/ablation/canonical.py": (b"x = 1\n", EPOCH), "opt/ablation/same.py": (b"", EPOCH)}
-    changed = {"opt/ablation/canonical.py": (b"y = 1\n", EPOCH), "opt/ablation/same.py": (b"", EPOCH)}
+def test_diff_names_the_changed_file_and_label(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    app: dict[str, tuple[bytes | None, int]] = {
+        "opt/ablation/canonical.py": (b"x = 1\n", EPOCH),
+        "opt/ablation/same.py": (b"", EPOCH),
+    }
+    changed: dict[str, tuple[bytes | None, int]] = {
+        "opt/ablation/canonical.py": (b"y = 1\n", EPOCH),
+        "opt/ablation/same.py": (b"", EPOCH),
+    }
     expected = _archive(tmp_path / "a.tar", [BASE, app], labels={"org.opencontainers.image.revision": "abc"})
     rebuilt = _archive(tmp_path / "b.tar", [BASE, changed], labels={"org.opencontainers.image.revision": "abc-dirty"})
     assert imageinspect.main(["diff", str(expected), str(rebuilt)]) == 3

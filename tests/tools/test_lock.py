@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -73,7 +74,9 @@ def test_every_requirement_is_pinned_with_equals_and_sha256_hashes() -> None:
 def test_lock_names_no_index_find_links_or_path() -> None:
     for line in LOCK_TEXT.splitlines():
         stripped = line.split("#", 1)[0].strip()  # comments may say "requirements file:"
-        assert not stripped.startswith(("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-e", "-r", "-c"))
+        assert not stripped.startswith(
+            ("-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-e", "-r", "-c")
+        )
         assert "file:" not in stripped
         assert "://" not in stripped
 
@@ -108,7 +111,8 @@ def test_a_runtime_pin_at_another_version_in_the_dev_lock_is_refused() -> None:
 
 
 def _pinned(name: str) -> str:
-    return next(pin.version for pin in lockcheck.parse_lock(LOCK_TEXT)[0] if pin.name == name)
+    version: str = next(pin.version for pin in lockcheck.parse_lock(LOCK_TEXT)[0] if pin.name == name)
+    return version
 
 
 def test_lock_header_shows_the_product_pip_compile_flags() -> None:
@@ -135,7 +139,10 @@ def _one_pin(extra: str = "") -> str:
         (_one_pin("--extra-index-url https://example.invalid/simple\n"), "not a 'name==version' pin"),
         (_one_pin("--find-links /opt/wheels\n"), "not a 'name==version' pin"),
         (_one_pin("-e file:///work/main\n"), "not a 'name==version' pin"),
-        (_one_pin("foo @ file:///tmp/foo-1.0.whl \\\n    --hash=sha256:" + "b" * 64 + "\n"), "not a 'name==version' pin"),
+        (
+            _one_pin("foo @ file:///tmp/foo-1.0.whl \\\n    --hash=sha256:" + "b" * 64 + "\n"),
+            "not a 'name==version' pin",
+        ),
         (_one_pin("foo>=1.0 \\\n    --hash=sha256:" + "b" * 64 + "\n"), "not a 'name==version' pin"),
         (_one_pin("foo==1.0\n"), "foo==1.0 has no --hash lines"),
         (_one_pin("foo==1.0 \\\n    --hash=md5:" + "b" * 32 + "\n"), "not a 'name==version' pin"),
@@ -174,13 +181,16 @@ def test_committed_in_and_lock_agree() -> None:
 
 
 def test_committed_dev_in_and_dev_lock_agree_counting_the_included_runtime_names() -> None:
-    assert lockcheck.check_consistency(
-        DEV_IN_TEXT,
-        DEV_LOCK_TEXT,
-        "requirements-dev.in",
-        lock_name="requirements-dev.lock",
-        included={"requirements.in": IN_TEXT},
-    ) == []
+    assert (
+        lockcheck.check_consistency(
+            DEV_IN_TEXT,
+            DEV_LOCK_TEXT,
+            "requirements-dev.in",
+            lock_name="requirements-dev.lock",
+            included={"requirements.in": IN_TEXT},
+        )
+        == []
+    )
 
 
 def test_a_dev_tool_dropped_from_requirements_dev_in_without_relock_fails(tmp_path: Path) -> None:
@@ -190,22 +200,26 @@ def test_a_dev_tool_dropped_from_requirements_dev_in_without_relock_fails(tmp_pa
     completed = _run(in_path=changed, lock_path=DEV_LOCK)
     assert completed.returncode == 1
     assert (
-        "requirements-dev.in: requirements-dev.lock pins ruff as a top-level requirement, but it is no longer listed; re-lock"
-        in completed.stderr
+        "requirements-dev.in: requirements-dev.lock pins ruff as a top-level requirement, "
+        "but it is no longer listed; re-lock" in completed.stderr
     ), completed.stderr
 
 
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (lambda text: text + "requests\n", "requirements.in: requests is listed but not pinned in requirements.lock; re-lock"),
+        (
+            lambda text: text + "requests\n",
+            "requirements.in: requests is listed but not pinned in requirements.lock; re-lock",
+        ),
         (
             lambda text: text + "cffi\n",
             "requirements.in: cffi is listed but the lock does not record it as a top-level requirement; re-lock",
         ),
         (
             lambda text: re.sub(r"(?m)^packaging$", "", text),
-            "requirements.in: requirements.lock pins packaging as a top-level requirement, but it is no longer listed; re-lock",
+            "requirements.in: requirements.lock pins packaging as a top-level requirement, "
+            "but it is no longer listed; re-lock",
         ),
         (
             lambda text: re.sub(r"(?m)^cryptography$", "cryptography<3", text),
@@ -214,7 +228,9 @@ def test_a_dev_tool_dropped_from_requirements_dev_in_without_relock_fails(tmp_pa
     ],
     ids=["added-new", "promoted-transitive", "removed", "tightened"],
 )
-def test_changed_requirements_in_without_relock_fails(tmp_path: Path, edit, expected: str) -> None:  # noqa: ANN001
+def test_changed_requirements_in_without_relock_fails(
+    tmp_path: Path, edit: Callable[[str], str], expected: str
+) -> None:
     changed = tmp_path / "requirements.in"
     changed.write_text(edit(IN_TEXT), encoding="utf-8")
     assert changed.read_text(encoding="utf-8") != IN_TEXT

@@ -37,8 +37,9 @@ SMALL_LOCK = (
     "    --hash=sha256:" + "c" * 64 + "\n"
     "    # via -r requirements.in\n"
 )
-CFFI = nixlock.Wheel("cffi", "cffi", "2.1.1", "cp311", "cp311", "cp311",
-                     "manylinux2014_x86_64.manylinux_2_17_x86_64", "b" * 64)
+CFFI = nixlock.Wheel(
+    "cffi", "cffi", "2.1.1", "cp311", "cp311", "cp311", "manylinux2014_x86_64.manylinux_2_17_x86_64", "b" * 64
+)
 PACKAGING = nixlock.Wheel("packaging", "packaging", "26.4", "py3", "py3", "none", "any", "c" * 64)
 SMALL_SHA = hashlib.sha256(SMALL_LOCK.encode()).hexdigest()
 
@@ -46,7 +47,9 @@ SMALL_SHA = hashlib.sha256(SMALL_LOCK.encode()).hexdigest()
 def _run(lock: Path = LOCK, output: Path = NIX) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(ROOT / "tools" / "nixlock.py"), "--check", "--lock", str(lock), "--output", str(output)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -72,7 +75,9 @@ def test_nix_lock_writes_no_index_host() -> None:
 
 def test_changing_a_pin_without_regenerating_fails(tmp_path: Path) -> None:
     lock = tmp_path / "requirements.lock"
-    lock.write_text(LOCK.read_text(encoding="utf-8").replace("\ncffi==2.1.1 \\\n", "\ncffi==2.1.2 \\\n"), encoding="utf-8")
+    lock.write_text(
+        LOCK.read_text(encoding="utf-8").replace("\ncffi==2.1.1 \\\n", "\ncffi==2.1.2 \\\n"), encoding="utf-8"
+    )
     result = _run(lock=lock)
     assert result.returncode == 1
     new_sha = hashlib.sha256(lock.read_bytes()).hexdigest()
@@ -106,7 +111,8 @@ def test_render_and_parse_round_trip_exactly() -> None:
         '    "x86_64-linux" = [\n'
         '      { name = "cffi"; pname = "cffi"; version = "2.1.1"; dist = "cp311"; python = "cp311"; abi = "cp311"; '
         f'platform = "manylinux2014_x86_64.manylinux_2_17_x86_64"; sha256 = "{"b" * 64}"; }}\n'
-        '      { name = "packaging"; pname = "packaging"; version = "26.4"; dist = "py3"; python = "py3"; abi = "none"; '
+        '      { name = "packaging"; pname = "packaging"; version = "26.4"; dist = "py3"; python = "py3"; '
+        'abi = "none"; '
         f'platform = "any"; sha256 = "{"c" * 64}"; }}\n'
         "    ];\n"
         "  };\n"
@@ -129,7 +135,8 @@ def test_wheel_from_file_keeps_the_compressed_tag_set(tmp_path: Path) -> None:
     path = tmp_path / "pip_tools-7.6.2-py3-none-any.whl"
     path.write_bytes(b"wheel bytes")
     assert nixlock.wheel_from_file("pip-tools", path) == nixlock.Wheel(
-        "pip-tools", "pip_tools", "7.6.2", "py3", "py3", "none", "any", hashlib.sha256(b"wheel bytes").hexdigest())
+        "pip-tools", "pip_tools", "7.6.2", "py3", "py3", "none", "any", hashlib.sha256(b"wheel bytes").hexdigest()
+    )
     path = tmp_path / "cffi-2.1.1-cp311-cp311-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
     path.write_bytes(b"")
     assert nixlock.wheel_from_file("cffi", path).platform == "manylinux2014_x86_64.manylinux_2_17_x86_64"
