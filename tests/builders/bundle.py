@@ -103,6 +103,7 @@ def make_entry(
 
 
 def make_request(question: str = QUESTION) -> dict[str, Any]:
+    """The Phase-B request of SPEC §11.1 for ``question``: three seeds, structural_search, the default limits."""
     return {
         "question": question,
         "seeds": [
@@ -350,6 +351,7 @@ def mutated(mutation: Callable[[Bundle], object], skip: Iterable[str] = ()) -> B
 
 
 def validate(b: object, *, question: str = QUESTION) -> StructuralEvidence:
+    """Validate ``b`` as case ``repo-1``'s bundle of SPEC §11.1 (its commit and item paths)."""
     return validate_bundle(b, question=question, repository_commit=COMMIT, item_paths=ITEM_PATHS)
 
 

@@ -63,10 +63,12 @@ def rejected(obj_or_data: Obj | bytes) -> InputRejected:
 
 
 def accepted(obj: Obj) -> None:
+    """Validate the input; any rejection fails the test."""
     validate_experiment(dumps(obj))
 
 
 def first(obj: Obj) -> tuple[str, str]:
+    """The first violated rule and where it is reported."""
     error = rejected(obj)
     return error.rule, error.where
 
@@ -98,6 +100,8 @@ def with_payload(change: Mutation, *, git: bool = False) -> Mutation:
 
 
 def item(k: int, **members: Any) -> Mutation:
+    """Set members of source-list item ``k`` (rawJson and the digests bound to it resealed)."""
+
     def change(payload: Obj) -> None:
         payload["items"][k].update(members)
 
@@ -129,10 +133,13 @@ def git_bytes(data: bytes, *, text: str | None = None) -> Mutation:
 
 
 def records(*rows: tuple[str, int, str], oid: str = E) -> bytes:
+    """``git ls-files --stage -z`` records of ``(mode, stage, path)`` rows, all with object id ``oid``."""
     return b"".join(f"{mode} {oid} {stage}\t{path}".encode() + b"\0" for mode, stage, path in rows)
 
 
 def sample(change: Mutation) -> Mutation:
+    """Edit the first repository's staleness sample, then reseal the repository."""
+
     def mutate(obj: Obj) -> None:
         change(repo0(obj)["metadataStalenessSample"])
         rehash_repository(repo0(obj))
@@ -141,6 +148,8 @@ def sample(change: Mutation) -> Mutation:
 
 
 def case(k: int, reseal: bool = True, **members: Any) -> Mutation:
+    """Set members of case ``k``; its identity digests are resealed unless ``reseal`` is false."""
+
     def mutate(obj: Obj) -> None:
         obj["cases"][k].update(members)
         if reseal:
@@ -162,6 +171,7 @@ def set_path(path: tuple[object, ...], value: object) -> Mutation:
 
 
 def set_payload(obj: Obj, change: Mutation, *, git: bool = False) -> None:
+    """Edit the source-list payload in place; rawJson and its digests resealed, the git evidence too with ``git``."""
     p = payload_of(obj)
     change(p)
     repo0(obj)["sourceListArtifact"]["rawJson"] = prepared.raw_text(p)
@@ -171,10 +181,12 @@ def set_payload(obj: Obj, change: Mutation, *, git: bool = False) -> None:
 
 
 def set_item(obj: Obj, k: int, *, git: bool = False, **members: Any) -> None:
+    """Set members of item ``k`` in place (see :func:`set_payload`)."""
     set_payload(obj, lambda p: p["items"][k].update(members), git=git)
 
 
 def set_prep(obj: Obj, change: Mutation) -> None:
+    """Edit the preparation observation in place and reseal its observationDigest."""
     observation = repo0(obj)["sourceListPreparation"]
     change(observation)
     observation["observationDigest"] = canonical_digest(
@@ -183,6 +195,8 @@ def set_prep(obj: Obj, change: Mutation) -> None:
 
 
 def set_git(obj: Obj, data: bytes) -> None:
+    """Make ``data`` the tracked-path evidence (base64 and SHA-256) of the preparation, resealed."""
+
     def change(o: Obj) -> None:
         o["trackedPathInventory"]["stdoutBase64"] = base64.b64encode(data).decode()
         o["trackedPathInventory"]["stdoutSha256"] = raw_digest(data)
@@ -191,10 +205,12 @@ def set_git(obj: Obj, data: bytes) -> None:
 
 
 def path_records(paths: list[str], stage: int = 0, mode: str = "100644") -> bytes:
+    """``git ls-files --stage -z`` records of ``paths``, all with one stage and mode."""
     return b"".join(f"{mode} {E} {stage}\t{p}".encode() + b"\0" for p in paths)
 
 
 def minimal_with(change: Mutation) -> Obj:
+    """SPEC §11.1's valid input after ``change``."""
     obj = valid_minimal()
     change(obj)
     return obj
