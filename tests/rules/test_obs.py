@@ -637,8 +637,6 @@ def test_other_repository_commit_fails_OBS_5() -> None:
     assert info.value.rule == "OBS-5"
 
 
-# ---------------------------------------------------------------- OBS-13, OBS-16: every argv position, every member
-
 # ---------------------------------------------------------------- OBS-13: every argv position
 
 
@@ -662,6 +660,8 @@ def test_OBS_13_follows_the_artifact_paths() -> None:
 
     validate(mutated(change))
 
+
+# ---------------------------------------------------------------- OBS-16: every target-state member
 
 OBS_16_MEMBERS = [
     ("headBefore", "b" * 40),

@@ -185,7 +185,7 @@ def test_preparation_closed_objects_missing_member(member: str, rule: str, where
     assert first(obj) == (rule, where)
 
 
-# ---------------------------------------------------------------- PREP-14, OBS-16: every member
+# ---------------------------------------------------------------- PREP-14: every member
 
 
 PREP_14_MEMBERS = [

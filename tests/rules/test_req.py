@@ -371,8 +371,6 @@ def test_a_location_of_240_characters_is_shown_whole_and_241_cut() -> None:
 
 # ---------------------------------------------------------------- REQ-9: every non-path kind
 
-# ---------------------------------------------------------------- REQ-9: every non-path kind
-
 
 @pytest.mark.parametrize(
     ("k", "seed"),

@@ -559,7 +559,7 @@ def test_any_mutation_is_a_rule_or_valid(changes: list[tuple[str, object, bool]]
         assert "\n" not in str(err)
 
 
-# ---------------------------------------------------------------- performance
+# ---------------------------------------------------------------- ten thousand entries (speed: make bench)
 
 
 def test_ten_thousand_entries_validate() -> None:
@@ -660,8 +660,6 @@ def test_SB_0_duplicated_structural_evidence_member_counts_as_inside() -> None:
     assert failure is not None
     assert failure.startswith("structural_evidence_validation_failed:SB-0 TOP-6 at /cases/0/structuralEvidence:")
 
-
-# ---------------------------------------------------------------- SB-8, SB-10, SB-11: every binding
 
 # ---------------------------------------------------------------- SB-10: every producer binding
 

@@ -564,7 +564,7 @@ def test_SL_16_extension_is_lower_case_of_extname(path: str) -> None:
     assert (error.rule, error.where) == ("SL-16", "/repositories/0/sourceListArtifact/rawJson -> /items/11/extension")
 
 
-# ---------------------------------------------------------------- SL-27, CASE-3, RCPT-40: upper bounds
+# ---------------------------------------------------------------- SL-27: the upper bound
 
 
 def _unreadable_last_item(obj: Obj, error: object, worktree: str = "missing") -> None:
