@@ -1,5 +1,5 @@
 # The sealed ablation image (PRODUCT.md "Sealed environment"), built by
-# tools/image.sh with buildah (README.md "Container image"):
+# tools/image.sh with buildah (docs/explanation/image.md):
 #
 #   make base-image   # mmdebstrap minbase bookworm + python3, python3-venv -> build/base/, ablation-base:bookworm
 #   make image        # stages build/image-context/ (wheelhouse, ablation wheel, lock, seal.py), then

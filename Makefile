@@ -1,5 +1,5 @@
 # ablation: build the sealed virtual environment from the hashed lock and drive the evaluator.
-# `make help` lists the targets; README.md explains them.
+# `make help` lists the targets; docs/reference/make.md explains them and their variables.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -14,7 +14,9 @@ DEV_VENV    ?= .venv-dev
 RUNNER      ?= venv
 IMAGE       ?= ablation:latest
 BASE_IMAGE  ?= ablation-base:bookworm
-DEBIAN_MIRROR ?= http://deb.debian.org/debian
+# The Debian mirror for make base-image (a URL, a "deb ..." line or a sources file); empty:
+# mmdebstrap's own default for the suite. The repository names no mirror.
+DEBIAN_MIRROR ?=
 WHEELHOUSE  := build/wheelhouse
 IMAGE_ID    ?=
 BASE_TARBALL ?=
@@ -115,9 +117,9 @@ HASH_FLAGS := $(if $(INPUT_SHA256),--input-sha256 $(INPUT_SHA256)) \
 ATTEMPT_FLAGS := $(if $(ATTEMPT_RECORD),--attempt-record "$(ATT)") \
                  $(if $(PRE_RUN_MANIFEST_SHA256),--pre-run-manifest-sha256 $(PRE_RUN_MANIFEST_SHA256))
 
-.PHONY: help test lint verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths wheelhouse \
-        attempt-record-place \
-        venv dev-venv seal closure-check lock lock-check nix-lock clean mutate prepare-check prepare-sheet
+.PHONY: help test lint docs verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths \
+        wheelhouse attempt-record-place venv dev-venv seal closure-check lock lock-check nix-lock clean mutate \
+        prepare-check prepare-sheet
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -177,11 +179,14 @@ seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the int
 test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-dev/bin/python -m pytest)
 	$(DEV_VENV)/bin/python -m pytest
 
-lint: $(DEV_STAMP) ## ruff check, ruff format --check, mypy --strict; modules <= 400 lines, functions <= 60
-	$(DEV_VENV)/bin/ruff check
-	$(DEV_VENV)/bin/ruff format --check
-	$(DEV_VENV)/bin/mypy --strict ablation
+lint: $(DEV_STAMP) ## ruff check, ruff format --check, mypy (strict) of ablation tests benchmarks tools examples; size limits
+	$(DEV_VENV)/bin/ruff check ablation tests benchmarks tools examples
+	$(DEV_VENV)/bin/ruff format --check ablation tests benchmarks tools examples
+	$(DEV_VENV)/bin/mypy ablation tests benchmarks tools examples
 	$(DEV_VENV)/bin/python tools/sizecheck.py
+
+docs: $(DEV_STAMP) ## regenerate docs/reference/cli.md from the parsers (make test checks it)
+	$(DEV_VENV)/bin/python tools/helpdoc.py --write
 
 verify: $(RUN_DEPS) ## blind pre-run check of INPUT: everything run checks, no ranking or metrics
 	$(call ABLATION) verify --input "$(IN)" $(HASH_FLAGS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check a sealed environment against its closure manifest from OUTSIDE the evaluator
-# (README "What the identity proves"): awk reads ablation/CLOSURE.json, coreutils'
+# (docs/explanation/identity.md): awk reads ablation/CLOSURE.json, coreutils'
 # sha256sum hashes every file of every layer; no Python runs, so an edit written to hide
 # itself from the in-process check (it restores the file while the evaluator runs and
 # writes it back afterwards) is seen here between runs.

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Apply each weakening named in issue 14 to a scratch copy and check that its pin fails.
+"""Apply each weakening named in issue 14 to a scratch copy and check that its rule family's tests fail.
 
     tools/weakenings.py              all of them
     tools/weakenings.py GIT-8 TOP-5  only those whose name contains one of the words
 
 Each weakening is one textual edit of a rule check (a member dropped, a bound
-moved by one, a path widened). For each, the repository's ``ablation`` and
-``tests`` are copied to a temporary folder, the edit is applied, and
-``tests/test_pins_named.py`` runs there with this interpreter; the weakening
-must make at least one test fail ("KILLED"). Exit 1 when one survives.
+moved by one, a path widened). For each, the repository's ``ablation``,
+``tests`` and ``examples`` are copied to a temporary folder, the edit is
+applied, and the test file of the rule's family (``tests/rules/test_<family>.py``,
+the family being the name's first word up to its number) runs there with this
+interpreter; the weakening must make at least one test fail ("KILLED"). Exit 1
+when one survives. ``tests/tools/test_weakenings_apply.py`` checks in ``make
+test`` that every original text is still in the source.
 """
 
 from __future__ import annotations
@@ -85,27 +88,39 @@ W = [
 ]
 
 
+def pins(name: str) -> str:
+    """The test file that pins the rule a weakening names: ``"SL-16 …"`` → ``tests/rules/test_sl.py``."""
+    family = name.split("-", 1)[0].lower()
+    return f"tests/rules/test_{family}.py"
+
+
 def _copy(work: Path) -> None:
-    for part in ("ablation", "tests"):
+    for part in ("ablation", "tests", "examples"):
         shutil.copytree(ROOT / part, work / part, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy2(ROOT / "pyproject.toml", work / "pyproject.toml")
 
 
-def _pins(work: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_pins_named.py"],
-                          cwd=work, capture_output=True, text=True, check=False)  # fmt: skip
+def _pins(work: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 def main(argv: list[str]) -> int:
+    """Apply each selected weakening in its own scratch copy; 0 when every one is killed, 1 when not, 2 on a bad copy."""
+    selected = [w for w in W if not argv or any(word in w[0] for word in argv)]
+    files = sorted({pins(name) for name, *_ in selected})
     with tempfile.TemporaryDirectory() as tmp:
         _copy(Path(tmp))
-        if _pins(Path(tmp)).returncode != 0:
-            print("weakenings: tests/test_pins_named.py fails on an unchanged copy; fix that first", file=sys.stderr)
+        if _pins(Path(tmp), *files).returncode != 0:
+            print(f"weakenings: {' '.join(files)} fail on an unchanged copy; fix that first", file=sys.stderr)
             return 2
     survived = 0
-    for name, rel, old, new in W:
-        if argv and not any(word in name for word in argv):
-            continue
+    for name, rel, old, new in selected:
         with tempfile.TemporaryDirectory() as tmp:
             work = Path(tmp)
             _copy(work)
@@ -116,11 +131,11 @@ def main(argv: list[str]) -> int:
                 survived += 1
                 continue
             target.write_text(text.replace(old, new), encoding="utf-8")
-            proc = _pins(work)
+            proc = _pins(work, pins(name))
             last = (proc.stdout.strip().splitlines() or ["no output"])[-1]
             killed = proc.returncode == 1
             survived += not killed
-            print(f"{'KILLED  ' if killed else 'SURVIVED'}  {name}: {last}", flush=True)
+            print(f"{'KILLED  ' if killed else 'SURVIVED'}  {name} ({pins(name)}): {last}", flush=True)
     return 1 if survived else 0
 
 

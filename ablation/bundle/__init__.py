@@ -1,4 +1,4 @@
-"""The evidence bundle (PRODUCT.md "Evidence bundle"; README "Evidence bundle"), one module per job.
+"""The evidence bundle (PRODUCT.md "Evidence bundle"; docs/reference/evidence-bundle.md), one module per job.
 
 - :mod:`~ablation.bundle.layout`: fixed names, the top folder, evidence files derived from an input;
 - :mod:`~ablation.bundle.sums`: the ``SHA256SUMS`` format;

@@ -18,7 +18,7 @@ outside the manifest run, or let the process write into the sealed tree:
   not list (an added ``sitecustomize.py`` runs at every start).
 
 What runs before these checks and is written to hide itself cannot be caught
-from inside the process; README "What the identity proves" says how it is.
+from inside the process; docs/explanation/identity.md says how it is.
 """
 
 from __future__ import annotations

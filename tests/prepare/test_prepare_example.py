@@ -25,7 +25,7 @@ import pytest
 from ablation.cli import main as ablation_main
 from ablation.contracts.cases import question_id
 from ablation.text import extname
-from tests import builder
+from tests.builders import prepared as builder
 from tests.prepare.prepfixtures import Ran, errors_of, run_prepare
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def test_a_second_clone_makes_the_same_commits_and_reuses_the_tools(tmp_path: Pa
 
 
 def _input(experiment: dict[str, object], tracked: dict[str, list[str]]) -> dict[str, object]:
-    """A prepared input (tests/builder.py) with the example's repositories, commits, questions and truth."""
+    """A prepared input (tests/builders/prepared.py) with the example's repositories, commits, questions and truth."""
     repositories = {
         r["id"]: builder.repository(r["id"], r["commit"], [builder.source_list_item(p) for p in tracked[r["id"]]])
         for r in experiment["repository"]  # type: ignore[attr-defined]
