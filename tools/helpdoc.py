@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ablation import cli  # noqa: E402 - after the checkout is put on the path
+from ablation import arguments, cli  # noqa: E402 - after the checkout is put on the path
 
 PAGE = ROOT / "docs" / "reference" / "cli.md"
 WIDTH = 100
@@ -42,7 +42,7 @@ in the order of a day's work: [the operator's guide](../operator.md) and
 
 def commands() -> list[str]:
     """The parser's commands, in the order ``ablation --help`` lists them."""
-    parser = cli._parser()  # noqa: SLF001 - the command line's own parser, not a copy
+    parser, _ = arguments._parsers()  # noqa: SLF001 - the command line's own parser, not a copy
     for action in parser._actions:  # noqa: SLF001 - argparse keeps its subcommands only here
         if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
             return list(action.choices)

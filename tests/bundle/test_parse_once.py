@@ -60,7 +60,7 @@ def _opens_of(monkeypatch: pytest.MonkeyPatch, path: Path) -> list[str]:
     opened: list[str] = []
     real = os.open
 
-    def counting_open(file: str, flags: int, *args: object, **kwargs: Any) -> int:
+    def counting_open(file: str, flags: int, *args: Any, **kwargs: Any) -> int:
         if kwargs.get("dir_fd") is None and Path(file).resolve() == path.resolve():
             opened.append(str(file))
         return real(file, flags, *args, **kwargs)

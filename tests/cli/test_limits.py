@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-import ablation.files
 import ablation.pipeline
 from ablation.cli import main
 from ablation.errors import InputRejected, IntegrityError
@@ -179,7 +178,7 @@ def test_opening_the_input(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setattr(ablation.files.os, "open", _raise(error))
+    monkeypatch.setattr("ablation.files.os.open", _raise(error))
     assert main(["verify", "--input", str(prepared_file), "--input-sha256", SHA]) == code
     assert capsys.readouterr().err.splitlines() == [f"ablation: cannot read input {str(prepared_file)!r}: {line}"]
 

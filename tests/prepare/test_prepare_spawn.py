@@ -24,7 +24,7 @@ from tests.prepare.gitfixtures import Executable, make_repository
 from tests.prepare.prepfixtures import pin_table, real_git, run_prepare, valid_experiment, write_experiment
 
 _REAL_POPEN = subprocess.Popen
-_AUDITED = GitReader._spawn.__code__  # noqa: SLF001 - the one audited spawn site is what the test is about
+_AUDITED = GitReader._spawn.__code__
 
 
 class SpawnRefused(AssertionError):
@@ -32,7 +32,7 @@ class SpawnRefused(AssertionError):
 
 
 def _from_the_helper() -> bool:
-    frame = sys._getframe(1)  # noqa: SLF001 - the call stack is what is checked
+    frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code is _AUDITED:
             return True
