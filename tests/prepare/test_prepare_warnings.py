@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ablation.contracts.base import show
 from tests.prepare.prepfixtures import Made, Ran, pin_table, real_git, run_prepare, valid_experiment, write_experiment
 
 _WARNING = "ablation-prepare: warning: "
@@ -71,7 +72,7 @@ def test_PRE_24_tools_in_a_home_folder_or_the_temporary_directory(made: Made, tm
         _WARNING + "PRE-24 at tools.node.path: expected a tool path outside home directories; "
         "found '/home/jdoe/bin/node'",
         _WARNING + "PRE-24 at tools.source_list.path: expected a tool path outside the temporary directory; "
-        f"found '{tmp_path / 'source-list.mjs'}'",
+        f"found {show(str(tmp_path / 'source-list.mjs'))}",
         _WARNING + "PRE-24 at tools.sci.extra_pins[0].path: expected a tool path outside home directories; "
         "found '/Users/jdoe/sci/cli.js'",
     ]
