@@ -41,4 +41,7 @@ def test_the_exit_code_tables_of_the_readme_and_the_reference_are_the_same() -> 
     here, there = EXIT_CODES.search(README), EXIT_CODES.search(reference)
     assert here is not None and there is not None
     assert here[1] == there[1]
-    assert [line.split("|")[1].strip() for line in here[1].strip().splitlines()[2:]] == [*(str(c) for c in range(7)), "130, 143"]
+    assert [line.split("|")[1].strip() for line in here[1].strip().splitlines()[2:]] == [
+        *(str(c) for c in range(7)),
+        "130, 143",
+    ]
