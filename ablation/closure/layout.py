@@ -38,6 +38,7 @@ __all__ = [
     "list_files",
     "loaded_files",
     "mapped_executables",
+    "mapped_inodes",
     "normalized_sha256",
     "read_maps",
     "sha256_file",
@@ -217,6 +218,21 @@ def mapped_executables(maps_text: str) -> list[str]:
         if len(fields) == 6 and "x" in fields[1] and fields[5].startswith("/"):
             paths.add(fields[5])
     return sorted(paths)
+
+
+def mapped_inodes(maps_text: str) -> dict[str, tuple[int, int, int]]:
+    """``path → (major, minor, inode)`` of the files behind executable mappings in a ``/proc/<pid>/maps`` text.
+
+    >>> mapped_inodes("7f-8f r-xp 0 fe:01 12 /usr/lib/libc.so.6\\n")
+    {'/usr/lib/libc.so.6': (254, 1, 12)}
+    """
+    found = {}
+    for line in maps_text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and "x" in fields[1] and fields[5].startswith("/"):
+            major, _, minor = fields[3].partition(":")
+            found[fields[5]] = (int(major, 16), int(minor, 16), int(fields[4]))
+    return found
 
 
 def read_maps() -> str:
