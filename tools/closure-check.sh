@@ -93,20 +93,20 @@ fi
 
 # 3. The whole trees: every entry below site-packages, the standard library and the environment's
 #    folder is a layer file or a "trees" entry; folders marked "skip" are listed but not entered.
-tree_check() {  # <root name> <folder> <listed files> <report missing: 0|1>
-  local name=$1 folder=$2 listed=$3 missing=$4 prune=() entry
+tree_check() {  # <root name> <folder> <listed files> <report missing: 0|1> [<how lines name the folder>]
+  local name=$1 folder=$2 listed=$3 missing=$4 shown=${5:-$2} prune=() entry
   touch "$work/tree-$name" "$work/skip-$name"
   while IFS= read -r entry; do prune+=(-path "./$entry" -prune -o); done <"$work/skip-$name"
   (cd "$folder" && find . -mindepth 1 "${prune[@]}" -print | sed 's|^\./||'; cat "$work/skip-$name") | sort -u >"$work/present-$name"
   sort -u "$listed" "$work/tree-$name" >"$work/expected-$name"
-  comm -23 "$work/present-$name" "$work/expected-$name" | sed "s|^|closure-check: $folder/|; s|\$| is not in the manifest|" >>"$work/extra"
+  comm -23 "$work/present-$name" "$work/expected-$name" | sed "s|^|closure-check: $shown/|; s|\$| is not in the manifest|" >>"$work/extra"
   if [ "$missing" = 1 ]; then
-    comm -13 "$work/present-$name" "$work/expected-$name" | sed "s|^|closure-check: $folder/|; s|\$| is missing|" >>"$work/extra"
+    comm -13 "$work/present-$name" "$work/expected-$name" | sed "s|^|closure-check: $shown/|; s|\$| is missing|" >>"$work/extra"
   fi
 }
 : >"$work/extra"
 { cat "$work/site-listed"; echo ablation/CLOSURE.json; } >"$work/site-files"
-tree_check site "$site" "$work/site-files" 0
+tree_check site "$site" "$work/site-files" 0 site-packages
 touch "$work/stdlib-listed"
 tree_check stdlib "$STDLIB" "$work/stdlib-listed" 1
 if [ -s "$work/tree-prefix" ]; then
