@@ -84,7 +84,7 @@ def _read_block(block: str) -> dict[str, str | None]:
         lines = [line for line in lines if "\\" not in line]
     if not lines:
         return {}
-    lines[-1] += ","  # the last entry has no comma
+    lines[-1] = lines[-1].removesuffix(",") + ","  # the last entry has no comma
     entries: dict[str, str | None] = {line[4:-71]: line[-67:-3] for line in lines if line[-3:] == '"],'}
     if len(entries) < len(lines):
         entries.update({line[4:-9]: None for line in lines if line[-9:] == '", null],'})

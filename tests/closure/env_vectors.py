@@ -162,7 +162,9 @@ def private_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy2(executable, base / "bin" / "python3.11")
     symlink_tree(stdlib, base / "lib" / "python3.11")
     venv = root / "venv"
-    subprocess.run([str(base / "bin" / "python3.11"), "-m", "venv", "--without-pip", str(venv)], check=True, env=base_env())
+    subprocess.run(
+        [str(base / "bin" / "python3.11"), "-m", "venv", "--without-pip", str(venv)], check=True, env=base_env()
+    )
     shutil.copytree(site_of(VENV), site_of(venv), symlinks=True, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("CLOSURE.json"))  # fmt: skip
     seal(venv)

@@ -6,6 +6,8 @@ holds it against the process's own folder. A variable that contradicts it is
 refused (exit 3, one line); one that agrees changes nothing.
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import json

@@ -8,6 +8,8 @@ in the environment and in ``/proc/self/environ`` (exit 3, one line), and
 requires ``/etc/ld.so.preload`` to be absent or empty.
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import subprocess
@@ -63,7 +65,9 @@ def test_several_refused_variables_are_counted(sealed_copy: Path) -> None:
     assert line == f"ablation: closure: GCONV_PATH {_AT_START} (and 2 more closure problems)"
 
 
-def test_TMPDIR_is_cleared_not_refused(sealed_copy: Path, clean_results: bytes, evaluation: Evaluation, tmp_path: Path) -> None:
+def test_TMPDIR_is_cleared_not_refused(
+    sealed_copy: Path, clean_results: bytes, evaluation: Evaluation, tmp_path: Path
+) -> None:
     out = tmp_path / "results.json"
     completed = evaluation.run(sealed_copy, out, env=base_env(TMPDIR="/nonexistent", PYTHONWARNINGS="error"))
     assert completed.returncode == 0, completed.stderr
@@ -85,7 +89,7 @@ def test_a_non_empty_ld_so_preload_is_refused(sealed_copy: Path, payload: Payloa
     upper.mkdir()
     work.mkdir()
     (upper / "ld.so.preload").write_text(f"{payload.plain}\n", encoding="utf-8")
-    script = f"mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc && exec \"$@\""
+    script = f'mount -t overlay overlay -o lowerdir=/etc,upperdir={upper},workdir={work} /etc && exec "$@"'
     payload.reset()
     completed = ablation(sealed_copy, "identity", prefix=("unshare", "-m", "sh", "-c", script, "sh"))
     if completed.returncode != 3 and "overlay" in completed.stderr.decode("utf-8", "replace"):

@@ -10,6 +10,8 @@ The generated locales (``localedef --no-archive``; CI makes them) are needed
 for two of the cases, which are skipped, saying so, where they are missing.
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import os

@@ -9,6 +9,8 @@ a start-up file is exit 3 naming it; mounts elsewhere (``/proc``, ``/dev``,
 are made in a private mount namespace (``unshare -m``).
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import py_compile
@@ -114,7 +116,9 @@ _DOCKER = """\
 
 
 def _image_layout() -> tuple[Layout, Manifest]:
-    layout = Layout(prefix="/opt/ablation", site="/opt/ablation/lib/python3.11/site-packages", stdlib="/usr/lib/python3.11")
+    layout = Layout(
+        prefix="/opt/ablation", site="/opt/ablation/lib/python3.11/site-packages", stdlib="/usr/lib/python3.11"
+    )
     layers = {"package": {}, "dependencies": {}, "stdlib": {}, "interpreter": {"usr/bin/python3.11": "0" * 64}}
     return layout, Manifest(layers=layers, local={}, distributions=(), digest="")
 

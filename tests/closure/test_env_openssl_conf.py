@@ -8,6 +8,8 @@ cryptography) at the sealed ``ablation/closure/openssl.cnf``: the payload never
 loads, and the results file is byte for byte a clean run's.
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import shutil
@@ -35,8 +37,9 @@ def test_the_provider_payload_flips_the_gate_where_openssl_reads_the_variable(pa
     """The control: an interpreter that honours OPENSSL_CONF runs the payload, and G4b's comparison flips."""
     payload.reset()
     config = _provider_config(tmp_path, payload.plain)
+    env = base_env(OPENSSL_CONF=str(config))
     completed = subprocess.run([str(VENV / "bin" / "python"), "-I", "-c", PATCH_PROBE],
-                               capture_output=True, text=True, check=False, env=base_env(OPENSSL_CONF=str(config)))  # fmt: skip
+                               capture_output=True, text=True, check=False, env=env)  # fmt: skip
     assert completed.stdout == "True\n", completed.stderr
     assert payload.ran() == "loaded\npatched\n"
 
@@ -72,8 +75,10 @@ def test_both_openssls_read_the_sealed_configuration_only(sealed_copy: Path, tmp
     keys = tmp_path / "k.pem", tmp_path / "k.pub"
     assert ablation(sealed_copy, "keygen", "--private-key", keys[0], "--public-key", keys[1]).returncode == 0
     trace = tmp_path / "trace"
-    completed = ablation(sealed_copy, "keygen", "--private-key", tmp_path / "k2.pem", "--public-key", tmp_path / "k2.pub",
-                         prefix=("strace", "-f", "-e", "trace=openat", "-o", str(trace)))  # fmt: skip
+    second = ("--private-key", tmp_path / "k2.pem", "--public-key", tmp_path / "k2.pub")
+    completed = ablation(
+        sealed_copy, "keygen", *second, prefix=("strace", "-f", "-e", "trace=openat", "-o", str(trace))
+    )
     assert completed.returncode == 0, completed.stderr
     opened = [line for line in trace.read_text(encoding="utf-8").splitlines() if ".cnf" in line]
     sealed = str(site_of(sealed_copy) / "ablation" / "closure" / "openssl.cnf")

@@ -8,15 +8,19 @@ refuses (exit 3) when ``/proc/self/environ``, ``maps``, ``mountinfo``,
 regular files of size 0), or ``/proc`` is not mounted as procfs.
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from env_vectors import ablation, refusal
 
+from ablation import identity
 from ablation.closure.system import proc_problems
 from ablation.errors import IntegrityError
 
@@ -44,7 +48,10 @@ def test_a_fake_proc_with_regular_files_is_refused(sealed_copy: Path) -> None:
         "printf 'x\\0' >/proc/self/cmdline && cp /dev/null /proc/self/maps && exec \"$@\""
     )
     completed = ablation(sealed_copy, "identity", prefix=(*_user_namespace(), "sh", "-c", script, "sh"))
-    assert refusal(completed) == f"ablation: closure: /proc/self/environ is not the kernel's (/proc is not procfs); {_SYSTEM}"
+    assert (
+        refusal(completed)
+        == f"ablation: closure: /proc/self/environ is not the kernel's (/proc is not procfs); {_SYSTEM}"
+    )
 
 
 def test_an_unreadable_maps_or_mount_table_is_a_problem_in_process() -> None:
@@ -59,11 +66,9 @@ def test_an_unreadable_maps_or_mount_table_is_a_problem_in_process() -> None:
 
 
 def test_a_sealed_identity_never_falls_back_to_sys_executable(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ablation import identity
-
     real_exists = os.path.exists
     monkeypatch.setattr(os.path, "exists", lambda path: path != "/proc/self/exe" and real_exists(path))
     with pytest.raises(IntegrityError) as caught:
-        identity._executable(sealed=True)
+        identity._executable(sealed=True)  # noqa: SLF001 - the fallback itself is what is tested
     assert str(caught.value) == f"closure: /proc/self/exe cannot be read; {_SYSTEM}"
-    assert identity._executable(sealed=False) == os.path.realpath(os.sys.executable)  # type: ignore[attr-defined]
+    assert identity._executable(sealed=False) == os.path.realpath(sys.executable)  # noqa: SLF001

@@ -7,6 +7,8 @@ bytes they hashed: whatever the watcher does, a run exits 0 with the clean
 results file, or exits 3 (one line).
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import hashlib

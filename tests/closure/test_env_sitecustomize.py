@@ -9,6 +9,8 @@ must stay absent: refused, exit 3 naming it; and ``tools/closure-check.sh``
 names each form from outside afterwards.
 """
 
+# ruff: noqa: D103 - the test names say what each test checks
+
 from __future__ import annotations
 
 import shutil
