@@ -222,7 +222,7 @@ def _environment_problems(environ: "Mapping[bytes, bytes]", site: str) -> list[t
         if environ.get(name) == expected.get(name):
             continue
         shown = os.fsdecode(name)
-        what = "is set" if name not in expected else f"is {os.fsdecode(environ.get(name, b'(unset)'))!r}"
+        what = "is set" if name not in expected else f"is {os.fsdecode(environ.get(name, b'(unset)'))[:80]!r}"
         found.append((shown, f"{what} in the re-started evaluator, whose environment is fixed", "environment"))
     if dict(os.environb) != dict(environ):
         what = "differs from the process's environment: code that ran before this check changed it"
@@ -233,8 +233,7 @@ def _environment_problems(environ: "Mapping[bytes, bytes]", site: str) -> list[t
 def _system_problems() -> list[tuple[str, str, str]]:
     """Stage 2: ``/proc`` is the kernel's and mounted as procfs; ``/etc/ld.so.preload`` absent or empty."""
     found = []
-    for name in ("maps", "mountinfo"):
-        _read_proc(name)
+    _read_proc("maps")
     try:
         os.readlink("/proc/self/exe")
     except OSError as error:

@@ -122,7 +122,9 @@ def sealed_manifest(package_dir: Path = PACKAGE_DIR) -> Manifest:
     if manifest.is_symlink():
         raise ManifestUnusable(name, "is a symlink")
     closure = _started_closure(package_dir)
-    return read_manifest(manifest, name, closure.manifest if closure is not None else None)
+    if closure is None:
+        return read_manifest(manifest, name)
+    return read_manifest(manifest, name, closure.manifest, closure.layers)
 
 
 @functools.cache

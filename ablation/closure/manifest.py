@@ -206,19 +206,25 @@ def _fail(name: str, why: str) -> ManifestUnusable:
 
 
 _HEX_RE = re.compile(r"[0-9a-f]{64}")
+_HEX_RUN_RE = re.compile(r"[0-9a-f]*")
 
 
 def _is_hex(value: object) -> bool:
     return isinstance(value, str) and _HEX_RE.fullmatch(value) is not None
 
 
-def read_manifest(path: Path, name: str, data: bytes | None = None) -> Manifest:
+def read_manifest(
+    path: Path, name: str, data: bytes | None = None, layers: Mapping[str, dict[str, str | None]] | None = None
+) -> Manifest:
     """Read and check the shape of a closure manifest.
 
     Args:
         path: the manifest file.
         name: how messages name it (e.g. ``ablation/CLOSURE.json``).
         data: its bytes when already read (the sealed start reads them once), else read here.
+        layers: its layers as the sealed start read them (:func:`ablation.closure.verified.read_layers`):
+            then only the rest of the document is parsed as JSON, and the layers' digests are checked
+            in one pass. Ignored when a layer line holds a JSON escape, which that reader leaves out.
 
     Raises:
         ManifestUnusable: ``closure: <name> …`` when the file cannot be read,
@@ -226,23 +232,18 @@ def read_manifest(path: Path, name: str, data: bytes | None = None) -> Manifest:
     """
     try:
         data = path.read_bytes() if data is None else data
-        document = json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        start, end = text.find('\n "layers": {\n'), text.find('\n },\n "local": ')
+        if layers is None or start < 0 or end < start or "\\" in text[start:end]:
+            layers = None
+            document = json.loads(text)
+        else:
+            document = json.loads(text[:start] + '\n "layers": {},' + text[end + 4 :])
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise _fail(name, f"is not a readable closure manifest ({type(error).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
         raise _fail(name, f"is not a closure manifest of format {MANIFEST_FORMAT}")
-    raw_layers = document.get("layers")
-    if not isinstance(raw_layers, dict) or sorted(raw_layers) != sorted(LAYERS):
-        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
-    layers: dict[str, dict[str, str | None]] = {}
-    for layer in LAYERS:
-        entries = raw_layers[layer]
-        if not isinstance(entries, list) or not all(
-            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and (e[1] is None or _is_hex(e[1]))
-            for e in entries
-        ):
-            raise _fail(name, f"has a malformed {layer} layer")
-        layers[layer] = dict(entries)
+    layers = _read_layers(name, document.get("layers")) if layers is None else _checked_layers(name, layers)
     local_entries = document.get("local")
     if not isinstance(local_entries, list) or not all(
         isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and e[1] in LAYERS and _is_hex(e[2])
@@ -266,6 +267,34 @@ def read_manifest(path: Path, name: str, data: bytes | None = None) -> Manifest:
         trees=_read_trees(name, document.get("trees")),
         absent=_read_absent(name, document.get("absent")),
     )
+
+
+def _read_layers(name: str, raw_layers: object) -> dict[str, dict[str, str | None]]:
+    """``layers`` parsed as JSON: four lists of ``[path, sha256 | null]``."""
+    if not isinstance(raw_layers, dict) or sorted(raw_layers) != sorted(LAYERS):
+        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
+    layers: dict[str, dict[str, str | None]] = {}
+    for layer in LAYERS:
+        entries = raw_layers[layer]
+        if not isinstance(entries, list) or not all(
+            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and (e[1] is None or _is_hex(e[1]))
+            for e in entries
+        ):
+            raise _fail(name, f"has a malformed {layer} layer")
+        layers[layer] = dict(entries)
+    return layers
+
+
+def _checked_layers(name: str, layers: Mapping[str, dict[str, str | None]]) -> dict[str, dict[str, str | None]]:
+    """Layers the sealed start read: the four of them, every digest 64 lowercase hex digits (one pass)."""
+    if sorted(layers) != sorted(LAYERS):
+        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
+    for layer in LAYERS:
+        digests = [sha for sha in layers[layer].values() if sha is not None]
+        joined = "".join(digests)
+        if len(joined) != 64 * len(digests) or _HEX_RUN_RE.fullmatch(joined) is None:
+            raise _fail(name, f"has a malformed {layer} layer")
+    return dict(layers)
 
 
 def _read_trees(name: str, entries: object) -> dict[str, dict[str, str]]:
