@@ -241,6 +241,8 @@ def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
             problem = _compare(path, "package", sha, recorded[path])
             if problem is not None:
                 problems.append(problem)
+        elif kind == "other" and path in recorded:
+            problems.append(Problem(path, "package", "could not be read: it changed while it was checked"))
     return problems
 
 
@@ -291,11 +293,15 @@ def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str]
         return ClosureReport(state=state, problems=(unusable,))
     layout = current_layout(package_dir)
     maps = read_maps()
-    problems = check_startup(layout, manifest, environ)
-    problems += system_problems(layout, manifest, maps, environ)
-    problems += _check_site(package_dir, manifest)
-    problems += _check_local(layout, manifest)
-    problems += _check_loaded(layout, manifest, _process_files(maps))
+    try:
+        problems = check_startup(layout, manifest, environ)
+        problems += system_problems(layout, manifest, maps, environ)
+        problems += _check_site(package_dir, manifest)
+        problems += _check_local(layout, manifest)
+        problems += _check_loaded(layout, manifest, _process_files(maps))
+    except OSError as error:  # a folder or file of the closure removed or replaced while it was checked
+        what = f"changed while the closure was checked ({error.strerror})"
+        problems = [Problem(str(error.filename or "site-packages"), "package", what)]
     return ClosureReport(state=state, problems=tuple(sorted(dict.fromkeys(problems), key=Problem.order)))
 
 

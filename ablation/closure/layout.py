@@ -250,8 +250,9 @@ class TreeEntry:
 
     ``kind`` is ``file`` (a regular file), ``symlink`` (a symbolic link; to a
     folder when ``sha256`` is ``None``) or ``other`` (a fifo, socket or
-    device). ``sha256`` is the hex digest of what a ``file`` or a ``symlink``
-    to a regular file reads as, otherwise ``None``. ``path`` is relative to the
+    device, or a file that could not be read because it changed meanwhile).
+    ``sha256`` is the hex digest of what a ``file`` or a ``symlink`` to a
+    regular file reads as, otherwise ``None``. ``path`` is relative to the
     folder's parent, so it starts with the folder's own name.
     """
 
@@ -276,7 +277,10 @@ def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = fr
         if kind == "file" and "/" not in relative and relative in skip_top:
             continue
         full = folder / relative
-        digest = sha256_file(full) if kind == "file" or (kind == "symlink" and full.is_file()) else None
+        try:
+            digest = sha256_file(full) if kind == "file" or (kind == "symlink" and full.is_file()) else None
+        except OSError:  # removed or replaced while the tree was read
+            kind, digest = "other", None
         entries.append(TreeEntry(f"{folder.name}/{relative}", kind, digest))
     entries.sort(key=lambda e: e.path)
     return entries
