@@ -61,22 +61,13 @@ def collect_tree(root: Path, files: Iterable[str], *, skip: Iterable[str] = ()) 
     return entries
 
 
-def _expected_names(tree: Mapping[str, str], files: Iterable[str]) -> dict[str, set[str]]:
-    """Folder (relative, ``""`` for the root) → the names it must hold."""
-    expected: dict[str, set[str]] = {"": set()}
-    for relative, kind in tree.items():
-        if kind == "dir":
-            expected.setdefault(relative, set())
-    for relative in (*tree, *files):
-        parent, _, name = relative.rpartition("/")
-        expected.setdefault(parent, set()).add(name)
-    return expected
-
-
 def tree_problems(
     root: str, tree: Mapping[str, str], files: Iterable[str], layer: str, *, only_folders: bool = False
 ) -> list[Problem]:
     """Every name added to or missing from a recorded folder below ``root`` (run time).
+
+    Each recorded folder is listed once; the paths found are compared with the
+    recorded ones as two sets, so the cost is one directory listing per folder.
 
     Args:
         root: the folder's absolute path.
@@ -87,18 +78,19 @@ def tree_problems(
             whose files another check compares one by one).
     """
     problems = []
-    for folder, names in sorted(_expected_names(tree, files).items()):
-        path = os.path.join(root, folder) if folder else root
+    present: set[str] = set()
+    for folder in ["", *(path for path, kind in tree.items() if kind == "dir")]:
         try:
-            found = set(os.listdir(path))
+            names = os.listdir(os.path.join(root, folder) if folder else root)
         except OSError as error:
             problems.append(Problem(folder or ".", layer, f"cannot be listed ({error.strerror})"))
             continue
-        prefix = f"{folder}/" if folder else ""
-        for name in sorted(found - names):
-            if not only_folders or os.path.isdir(os.path.join(path, name)):
-                problems.append(Problem(prefix + name, layer, "is not in the closure manifest"))
-        if not only_folders:
-            what = "is missing (it is in the closure manifest)"
-            problems.extend(Problem(prefix + name, layer, what) for name in sorted(names - found))
+        present.update([f"{folder}/{name}" for name in names] if folder else names)
+    expected = set(tree).union(files)
+    for path in sorted(present - expected):
+        if not only_folders or os.path.isdir(os.path.join(root, path)):
+            problems.append(Problem(path, layer, "is not in the closure manifest"))
+    if not only_folders:
+        what = "is missing (it is in the closure manifest)"
+        problems.extend(Problem(path, layer, what) for path in sorted(expected - present))
     return problems

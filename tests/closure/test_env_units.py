@@ -107,9 +107,9 @@ def test_a_tree_names_what_was_added_and_what_is_missing(tmp_path: Path) -> None
     (root / "os.py").unlink()
     (root / "site-packages" / "deep" / "ignored.py").write_text("", encoding="utf-8")
     assert [p.render() for p in tree_problems(str(root), tree, files, "stdlib")] == [
+        "pkg/__pycache__/evil.pyc is not in the closure manifest (layer stdlib)",
         "sitecustomize is not in the closure manifest (layer stdlib)",
         "os.py is missing (it is in the closure manifest) (layer stdlib)",
-        "pkg/__pycache__/evil.pyc is not in the closure manifest (layer stdlib)",
     ]
     only = tree_problems(str(root), tree, files, "dependencies", only_folders=True)
     assert [p.render() for p in only] == ["sitecustomize is not in the closure manifest (layer dependencies)"]
