@@ -278,7 +278,7 @@ def _stage_two(prefix: str, site: str, entry: str, environ: dict[bytes, bytes]) 
     return found + _system_problems() + _import_path(site)
 
 
-def start(prefix: str, site: str, sha256: "Callable[[bytes], object] | None", entry: str) -> int:
+def start(prefix: str, site: str, sha256: "Callable[..., object] | None", entry: str) -> int:
     """Run the sealed evaluator from its console script (``entry="script"``) or ``-m ablation`` (``"module"``).
 
     Args:

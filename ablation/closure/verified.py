@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from typing import Protocol
 
     class _Hash(Protocol):
+        def update(self, data: bytes | memoryview, /) -> None: ...
         def hexdigest(self) -> str: ...
 else:
     _external = sys.modules["_frozen_importlib_external"]
@@ -101,11 +102,11 @@ class Closure:
         violations: every refusal raised, in order (also those a caller may have caught).
     """
 
-    def __init__(self, site: str, stdlib: str, manifest: bytes, hexdigest: "Callable[[bytes], str]") -> None:
+    def __init__(self, site: str, stdlib: str, manifest: bytes, new_hash: "Callable[[], _Hash]") -> None:
         self.site = os.path.normpath(site)
         self.manifest = manifest
         self.layers = read_layers(manifest)
-        self.hexdigest = hexdigest
+        self.new_hash = new_hash
         self.verified: dict[str, tuple[int, int]] = {}
         self.violations: list[str] = []
         self.hook: object = None
@@ -134,23 +135,35 @@ class Closure:
         self.violations.append(message)
         return ClosureViolation(message)
 
-    def read(self, path: str) -> bytes:
+    def read(self, path: str, *, keep: bool = True) -> bytes:
         """The bytes of a closure file, read once and checked against the manifest.
+
+        With ``keep=False`` (an extension module, which the dynamic loader reads
+        itself) the file is hashed in pieces and ``b""`` is returned, so a large
+        shared object never sits in memory as one buffer.
 
         Raises:
             OSError: the file cannot be opened (the interpreter then tries the source).
             ClosureViolation: the file is outside the closure, not listed, or changed.
         """
         absolute = os.path.abspath(path)
+        digest = self.new_hash()
         with open(absolute, "rb") as stream:
             info = os.fstat(stream.fileno())
-            data = stream.read()
+            if keep:
+                data = stream.read()
+                digest.update(data)
+            else:
+                data, buffer = b"", bytearray(1 << 20)
+                view = memoryview(buffer)
+                while count := stream.readinto(buffer):
+                    digest.update(view[:count])
         layer, relative, expected = self.locate(absolute)
         if layer == "outside":
             raise self.refuse(relative, "is outside the sealed environment", "outside")
         if expected is None:
             raise self.refuse(relative, "is not in the closure manifest", layer)
-        found = self.hexdigest(data)
+        found = digest.hexdigest()
         if found != expected:
             raise self.refuse(relative, f"changed (sha256 {found}, manifest {expected})", layer)
         self.verified[absolute] = (info.st_dev, info.st_ino)
@@ -185,7 +198,7 @@ class _ExtensionLoader(_external.ExtensionFileLoader):
     """An extension module, hashed from an open file just before the dynamic loader maps it."""
 
     def create_module(self, spec: "_external.ModuleSpec") -> "ModuleType":
-        _closure().read(self.path)
+        _closure().read(self.path, keep=False)
         return super().create_module(spec)
 
 
@@ -202,12 +215,12 @@ def install(closure: Closure) -> None:
     sys.path_importer_cache.clear()
 
 
-def _start_closure(site: str, sha256: "Callable[[bytes], _Hash]") -> "Closure":
+def _start_closure(site: str, sha256: "Callable[[], _Hash]") -> "Closure":
     """Read the manifest, check the modules the console script ran and the OpenSSL configuration, install."""
     with open(f"{site}/ablation/CLOSURE.json", "rb") as stream:
         manifest = stream.read()
     stdlib = getattr(sys, "_stdlib_dir", None) or ""
-    closure = Closure(site, stdlib, manifest, lambda data: sha256(data).hexdigest())
+    closure = Closure(site, stdlib, manifest, sha256)
     for name in ("ablation.closure.boot", "ablation.closure.verified"):
         module = sys.modules[name]
         path = str(getattr(module, "__file__", ""))
@@ -219,11 +232,11 @@ def _start_closure(site: str, sha256: "Callable[[bytes], _Hash]") -> "Closure":
     closure.read(f"{site}/{OPENSSL_CONFIG}")  # before any OpenSSL reads it (OPENSSL_CONF names it)
     install(closure)
     openssl = __import__("_hashlib")  # through the new hook, hashed with _sha256; OpenSSL hashes from here on
-    closure.hexdigest = lambda data: str(openssl.openssl_sha256(data).hexdigest())
+    closure.new_hash = openssl.openssl_sha256
     return closure
 
 
-def run(prefix: str, site: str, sha256: "Callable[[bytes], _Hash]") -> int:
+def run(prefix: str, site: str, sha256: "Callable[[], _Hash]") -> int:
     """Stage 2 of the sealed start: verified imports, then the command line (``ablation.cli.main``).
 
     Returns:

@@ -104,7 +104,7 @@ def test_the_loader_runs_the_bytes_it_hashed(tmp_path: Path) -> None:
     module.write_bytes(first)
     digest = hashlib.sha256(first).hexdigest()
     manifest = f' "layers": {{\n  "package": [\n  ["pkg/m.py", "{digest}"]\n  ],\n'.encode()
-    closure = Closure(str(site), str(tmp_path / "stdlib"), manifest, lambda data: hashlib.sha256(data).hexdigest())
+    closure = Closure(str(site), str(tmp_path / "stdlib"), manifest, hashlib.sha256)
     assert closure.read(str(module)) == b"x = 1\n"
     assert str(module) in closure.verified
     module.write_bytes(b"x = 2\n")
