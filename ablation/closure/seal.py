@@ -19,13 +19,18 @@ were installed (``--no-compile``)::
    distribution owns (owned = listed in its ``RECORD``, or bytecode compiled
    in step 2 from an owned source): a stray module, a ``.pth`` file;
 4. writes the console script ``bin/ablation`` that starts the interpreter
-   isolated (``-IB``);
+   ``-IBS`` and runs the sealed bytecode of :mod:`ablation.closure.boot` and
+   :mod:`ablation.closure.verified` once it matches the SHA-256 written into it;
 5. lists the four layers (:mod:`ablation.closure`): the package, the
    dependencies, the standard library tree (symlinked files by their
    target's bytes; ``site-packages``/``dist-packages`` inside it left out),
    and the interpreter — the executable and the shared objects ``ldd``
    resolves for it and for every extension module of the other layers;
-6. writes the manifest (:mod:`ablation.closure.manifest`).
+6. writes the manifest (:mod:`ablation.closure.manifest`), with the kind of
+   environment sealed (``--environment container`` from the image build, else
+   measured), the whole-tree inventories of the venv, ``site-packages`` and the
+   standard library (:mod:`ablation.closure.trees`), and the ``sys.path``
+   entries absent now (``python311.zip``), which must stay absent.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """How the sealed evaluator's process was started (PRODUCT.md "Isolation").
 
-The sealed console script starts the interpreter with ``-IB``. These checks
+The sealed console script starts the interpreter with ``-IBS`` (:mod:`ablation.closure.boot`). These checks
 refuse every way of starting it otherwise that would let code or bytecode from
 outside the manifest run, or let the process write into the sealed tree:
 
