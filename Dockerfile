@@ -49,7 +49,7 @@ RUN --mount=type=bind,target=/mnt \
     if find /opt/ablation -name '*.pth' | grep -q .; then \
         echo "image: .pth files in /opt/ablation: $(find /opt/ablation -name '*.pth')" >&2; exit 1; fi; \
     /opt/ablation/bin/python -I -m compileall -q -j 1 --invalidation-mode unchecked-hash "$site" >/dev/null; \
-    /opt/ablation/bin/python -I -B /mnt/seal.py --lock /mnt/requirements.lock; \
+    /opt/ablation/bin/python -I -B /mnt/seal.py --lock /mnt/requirements.lock --environment container; \
     groupadd --gid 10001 ablation; \
     useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin ablation
@@ -57,7 +57,6 @@ RUN --mount=type=bind,target=/mnt \
 ENV PATH=/opt/ablation/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 \
     PYTHONDONTWRITEBYTECODE=1 \
-    ABLATION_ENVIRONMENT=container \
     ABLATION_BASE_IMAGE="${BASE_IMAGE} ${BASE_IMAGE_ID}"
 
 LABEL org.opencontainers.image.title="ablation" \

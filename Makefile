@@ -106,7 +106,10 @@ SHOW_OUTPUT :=
 EV_FLAGS    := $(foreach e,$(EVIDENCE),--evidence $(e)) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
 PUBLIC_KEY_IN := $(PUBLIC_KEY)
 VERIFY_ARCHIVE_MOUNTS :=
-ABLATION     = $(VENV)/bin/ablation
+# Under `env -i` and the product's own variables only: the sealed start refuses a loader variable
+# such as LD_LIBRARY_PATH (exit 3), and a caller's ordinary environment should not stop `make run`.
+PASSED_VARIABLES := $(foreach v,SOURCE_DATE_EPOCH ABLATION_IMAGE_DIGEST ABLATION_BASE_IMAGE,$(if $($(v)),$(v)="$($(v))"))
+ABLATION     = env -i $(PASSED_VARIABLES) $(VENV)/bin/ablation
 else
 $(error RUNNER must be venv or image, not '$(RUNNER)')
 endif

@@ -3,7 +3,7 @@
 Run by the Makefile and the Dockerfile right after the runtime lock and the
 package were installed, with the environment's own interpreter, isolated::
 
-    <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock
+    <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock [--environment container]
 
 It imports :mod:`ablation.closure.seal` from the *installed* package (never from
 a checkout: ``-I`` keeps this script's folder and the current folder off
@@ -22,6 +22,11 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--lock", type=Path, required=True, help="the runtime requirements.lock installed from")
+    parser.add_argument(
+        "--environment",
+        choices=("container",),
+        help="record the kind of environment sealed (the image build: container); default: measured",
+    )
     args = parser.parse_args(argv)
     if not sys.flags.isolated:
         print(
@@ -37,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"seal: refusing to seal a checkout ({package_dir}); seal the installed package", file=sys.stderr)
         return 2
     try:
-        report = seal_environment(package_dir, args.lock)
+        report = seal_environment(package_dir, args.lock, environment=args.environment)
     except IntegrityError as error:
         print(f"seal: {error}", file=sys.stderr)
         return 3

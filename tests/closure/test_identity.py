@@ -186,25 +186,24 @@ def test_unsealed_layers_are_measured_from_what_is_loaded() -> None:
 
 
 @pytest.mark.parametrize(
-    ("environ", "prefix", "base_prefix", "expected"),
+    ("sealed", "prefix", "base_prefix", "expected"),
     [
-        ({"ABLATION_ENVIRONMENT": "container"}, "/opt/ablation", "/usr", {"kind": "container", "nixStorePath": None}),
+        ("container", "/opt/ablation", "/usr", {"kind": "container", "nixStorePath": None}),
         (
-            {},
+            None,
             "/nix/store/0123abcd-python3-3.11.9-env",
             "/nix/store/0123abcd-python3-3.11.9-env",
             {"kind": "nix", "nixStorePath": "/nix/store/0123abcd-python3-3.11.9-env"},
         ),
-        ({}, "/work/.venv", "/usr", {"kind": "venv", "nixStorePath": None}),
-        ({}, "/usr", "/usr", {"kind": "other", "nixStorePath": None}),
-        ({"ABLATION_ENVIRONMENT": "nix"}, "/usr", "/usr", {"kind": "other", "nixStorePath": None}),
+        (None, "/work/.venv", "/usr", {"kind": "venv", "nixStorePath": None}),
+        (None, "/usr", "/usr", {"kind": "other", "nixStorePath": None}),
+        ("venv", "/usr", "/usr", {"kind": "venv", "nixStorePath": None}),
     ],
-    ids=["container-by-variable", "nix-by-prefix", "venv", "other", "unknown-variable-value"],
+    ids=["container-sealed", "nix-by-prefix", "venv", "other", "sealed-kind-wins"],
 )
-def test_environment_kind(
-    environ: dict[str, str], prefix: str, base_prefix: str, expected: dict[str, str | None]
-) -> None:
-    assert environment_kind(environ=environ, prefix=prefix, base_prefix=base_prefix) == expected
+def test_environment_kind(sealed: str | None, prefix: str, base_prefix: str, expected: dict[str, str | None]) -> None:
+    # Issue 18: the kind is the one sealed (the image build seals "container"), never ABLATION_ENVIRONMENT.
+    assert environment_kind(sealed=sealed, prefix=prefix, base_prefix=base_prefix) == expected
 
 
 # ---------------------------------------------------------------- lock pins
@@ -257,15 +256,15 @@ def test_manifest_round_trip_and_digest(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("[]", "is not a closure manifest of format ablation-closure/2"),
+        ("[]", "is not a closure manifest of format ablation-closure/3"),
         ("{", "is not a readable closure manifest (JSONDecodeError)"),
-        ('{"format": "ablation-closure/1", "files": []}', "is not a closure manifest of format ablation-closure/2"),
+        ('{"format": "ablation-closure/1", "files": []}', "is not a closure manifest of format ablation-closure/3"),
         (
-            '{"format": "ablation-closure/2", "layers": {}}',
+            '{"format": "ablation-closure/3", "layers": {}}',
             "does not list the layers package, dependencies, stdlib, interpreter",
         ),
         (
-            '{"format": "ablation-closure/2", "layers": {"package": [["a", "xyz"]], "dependencies": [], '
+            '{"format": "ablation-closure/3", "layers": {"package": [["a", "xyz"]], "dependencies": [], '
             '"stdlib": [], "interpreter": []}}',
             "has a malformed package layer",
         ),
