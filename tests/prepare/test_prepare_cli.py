@@ -5,6 +5,8 @@ Spec: PREPARE.md §2, §11 criterion 1; PRODUCT.md "Command line".
 
 from __future__ import annotations
 
+import hashlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -67,7 +69,7 @@ def test_python_dash_m_runs_the_same_command_line() -> None:
 
 @pytest.mark.skipif(not SEALED.is_file(), reason=f"{SEALED} is not built (make venv)")
 def test_the_sealed_environment_has_a_working_ablation_prepare(tmp_path: Path) -> None:
-    assert SEALED.read_text(encoding="utf-8").startswith(f"#!{ROOT / '.venv' / 'bin' / 'python'} -IB\n")
+    assert SEALED.read_text(encoding="utf-8").startswith(f"#!{ROOT / '.venv' / 'bin' / 'python'} -IBS\n")
     experiment = write_experiment(tmp_path / "experiment.toml", valid_experiment(tmp_path).doc)
     completed = subprocess.run([SEALED, "check", experiment], capture_output=True, text=True, check=False)
     assert completed.returncode == 0, completed.stderr
@@ -76,3 +78,16 @@ def test_the_sealed_environment_has_a_working_ablation_prepare(tmp_path: Path) -
     assert (broken.returncode, broken.stderr) == (
         2, f"ablation-prepare: cannot read experiment file '{tmp_path / 'none.toml'}': No such file or directory\n"
     )  # fmt: skip
+
+
+@pytest.mark.skipif(not SEALED.is_file(), reason=f"{SEALED} is not built (make venv)")
+def test_the_sealed_ablation_prepare_keeps_path_for_pin(tmp_path: Path) -> None:
+    """The sealed start gives ablation-prepare PATH (pin finds git there), and nothing else of the caller's."""
+    tool = tmp_path / "tool.sh"
+    body = b"#!/bin/sh\n"
+    tool.write_bytes(body)
+    env = {"PATH": os.environ["PATH"], "LANG": "C", "OPENSSL_CONF": "/nonexistent"}
+    completed = subprocess.run([SEALED, "pin", tool], capture_output=True, text=True, check=False, env=env)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.splitlines()[0].startswith("# git on PATH: ")
+    assert f'sha256 = "{hashlib.sha256(body).hexdigest()}"' in completed.stdout.splitlines()
