@@ -42,7 +42,7 @@ from ablation.prepare.capture_setup import EXPERIMENT_COPY, REVIEW_COPY, Invocat
 from ablation.prepare.capture_steps import clone_step, source_list_step, tool_version_step
 from ablation.prepare.findings import EXIT_INTEGRITY, Finding, PrepareRejected
 from ablation.prepare.ledger import LEDGER_NAME, Ledger, StepHistory
-from ablation.prepare.pins import read_file_state
+from ablation.prepare.pins import read_file_state, rehash_tools
 from ablation.prepare.staleness import SHEET_NAME, pick_sample, render_staleness_sheet
 
 __all__ = ["run_capture"]
@@ -159,6 +159,16 @@ class _Run:
             self.items[r] = frozenset(checked.universe.paths)
         return self.items[r]
 
+    def tools_of(self, step: Step) -> tuple[str, ...]:
+        """The ``[tools.*]`` keys a step runs (their pins are checked before its attempt begins)."""
+        if step.kind == "tool-version":
+            return (str(step.subject),)
+        if step.kind == "clone":
+            return ("git",)
+        if step.kind == "source-list":
+            return ("git", "node", "source_list")
+        return ("git", "sci", "backend", *(("strace",) if self.session.traced else ()))
+
     def run_step(self, step: Step) -> None:
         """Skip a step with a usable attempt; otherwise run its next attempt and close it in the ledger."""
         history, ledger = self.history(step), self.session.ledger
@@ -174,6 +184,7 @@ class _Run:
                 message = f"CAP-7 at {step.id}: attempt {last.number} was open: capture ended during it"
                 ledger.append("end", step=step.id, attempt=last.number, outcome="failed", rule="CAP-7", message=message)
             ledger.append("retry", step=step.id, attempt=number, reason=self.reason)
+        rehash_tools(self.session.experiment, self.tools_of(step))  # a changed tool: exit 3, no attempt begun
         attempt = AttemptRun.begin(self.session, step.id, step.kind, number, step.folder(number))
         self.counts["run"] += 1
         self._finish(step, attempt)

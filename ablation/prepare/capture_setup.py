@@ -233,24 +233,25 @@ def _retry_refusal(step: Step, history: StepHistory) -> Finding | None:
 
 
 def _attempts_refusal(steps: list[Step], view: LedgerView | None, retry: str | None) -> Finding | None:
-    """CAP-7: each step's attempts allow this invocation (module docstring); the first refusal, or ``None``."""
-    if retry is not None and retry not in {step.id for step in steps}:
-        return Finding("CAP-7", f"--retry {retry}", "the id of a step of this experiment", show(retry))
+    """CAP-7: each step's attempts allow this invocation (module docstring); the first refusal, or ``None``.
+
+    The step ``--retry`` names is checked first, then every other step in order.
+    """
+    histories = {step.id: view.history(step.id) if view is not None else StepHistory(step.id) for step in steps}
+    if retry is not None:
+        if retry not in histories:
+            return Finding("CAP-7", f"--retry {retry}", "the id of a step of this experiment", show(retry))
+        refusal = _retry_refusal(next(s for s in steps if s.id == retry), histories[retry])
+        if refusal is not None:
+            return refusal
     for step in steps:
-        history = view.history(step.id) if view is not None else StepHistory(step.id)
-        if step.id == retry:
-            refusal = _retry_refusal(step, history)
-            if refusal is not None:
-                return refusal
-            continue
+        history = histories[step.id]
         last = history.last
-        if last is None or history.usable is not None:
+        if step.id == retry or last is None or history.usable is not None:
             continue
         state = f"attempt {last.number} {last.outcome}" if last.outcome else f"attempt {last.number} open"
         why = f" ({last.rule})" if last.rule else " (capture ended during it)" if last.outcome is None else ""
-        expected = (
-            "a usable attempt, or none yet: a failed or open step runs again only with --retry STEP --reason TEXT"
-        )
+        expected = "a usable attempt, or none yet: a failed or open step runs again only with --retry STEP --reason TEXT"
         return Finding("CAP-7", step.id, expected, state + why)
     return None
 

@@ -32,10 +32,15 @@ from tests.prepare.prepfixtures import Ran, dump_toml, pin_table, real_git, run_
 __all__ = [
     "CASE_TRUTHS",
     "Made",
+    "assert_ledger_files_intact",
+    "attempt_json",
     "capture",
+    "ends",
     "environment_path",
     "ledger",
     "listing",
+    "recorded_files",
+    "sci_dispatcher",
     "standin_experiment",
     "strace_or_reason",
     "write_review",
@@ -236,3 +241,33 @@ def listing(*folders: Path) -> dict[str, str]:
             else:
                 found[str(path)] = "<dir>"
     return found
+
+
+def ends(made: Made) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every ``end`` entry of the ledger by ``(step, attempt)``."""
+    return {(e["step"], e["attempt"]): e for e in ledger(made) if e["entry"] == "end"}
+
+
+def attempt_json(made: Made, folder: str, name: str) -> Any:
+    """A JSON file of an attempt folder (``raw/cases/0003/attempt-1``)."""
+    return json.loads((made.dir / folder / name).read_text(encoding="utf-8"))
+
+
+def recorded_files(made: Made) -> dict[str, str]:
+    """Every file the ledger names in D (spawn outputs and ``file`` entries): path relative to D → SHA-256."""
+    found = {}
+    for e in ledger(made):
+        if e["entry"] == "spawn":
+            for member in ("stdout", "stderr"):
+                found[e[member]["file"]] = e[member]["sha256"]
+        elif e["entry"] == "file":
+            found[e["file"]] = e["sha256"]
+    return found
+
+
+def assert_ledger_files_intact(made: Made) -> None:
+    """Every file the ledger names is in D with the SHA-256 the ledger recorded (nothing lost or rewritten)."""
+    for relative, sha in recorded_files(made).items():
+        path = made.dir / relative
+        assert path.is_file() and not path.is_symlink(), relative
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == sha, relative
