@@ -199,7 +199,9 @@ def standin_experiment(
         "tools": tools,
         "sci_defaults": {"limits": {"timeout_ms": timeout_ms}, "process_timeout_s": process_timeout_s},
         "staleness": {"rule": "spread", "size": 3},
-        "repository": [{"id": name, "source": str(path), "commit": commit} for name, path in zip(names, sources, strict=True)],
+        "repository": [
+            {"id": name, "source": str(path), "commit": commit} for name, path in zip(names, sources, strict=True)
+        ],
         "case": cases,
     }
     experiment = root / "experiment.toml"
@@ -215,8 +217,15 @@ def write_review(made: Made, *, decisions: dict[str, str] | None = None, sha256:
     lines = []
     for repo in made.doc["repository"]:
         decision = (decisions or {}).get(repo["id"], "ACCEPT")
-        lines += ["[[repository]]", f"id = {json.dumps(repo['id'])}", f'decision = "{decision}"', 'reviewer = "R. Roe"',
-                  f'reviewed_experiment_sha256 = "{bound}"', 'notes = "questions independent of the truth names"', ""]  # fmt: skip
+        lines += [
+            "[[repository]]",
+            f"id = {json.dumps(repo['id'])}",
+            f'decision = "{decision}"',
+            'reviewer = "R. Roe"',
+            f'reviewed_experiment_sha256 = "{bound}"',
+            'notes = "questions independent of the truth names"',
+            "",
+        ]
     made.review.write_text("\n".join(lines), encoding="utf-8")
     return made.review
 

@@ -29,7 +29,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Start each background matrix that a collected test uses."""
     wanted = {name for item in session.items for name in getattr(item, "fixturenames", ()) if name.endswith("_matrix")}
     for name in sorted(wanted & {"sci_matrix", "traced_matrix"}):
-        _start(name, session.config._tmp_path_factory)  # type: ignore[attr-defined]  # pytest's own factory
+        factory = session.config._tmp_path_factory  # type: ignore[attr-defined]  # noqa: SLF001 - pytest's own, before any test
+        _start(name, factory)
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.prepare.capfixtures import Made, assert_ledger_files_intact, capture, ends, ledger, standin_experiment
-from tests.prepare.capfixtures import write_review
+from tests.prepare.capfixtures import (
+    Made,
+    assert_ledger_files_intact,
+    capture,
+    ends,
+    ledger,
+    standin_experiment,
+    write_review,
+)
 from tests.prepare.doubles import standins
 from tests.prepare.prepfixtures import dump_toml, errors_of, pin_table, real_git
 

@@ -65,7 +65,7 @@ def test_the_recipe_passes_execute_owners_and_the_flags(extra: tuple[str, ...], 
     completed = _make("-n", "prepare-capture", *GIVEN, *extra)
     assert completed.returncode == 0, completed.stderr
     recipe = completed.stdout.replace("\\\n", " ")
-    expected = f'.venv/bin/ablation-prepare capture "e.toml" --dir "prep/x" --cases-review "r.toml" --execute-owners'
+    expected = '.venv/bin/ablation-prepare capture "e.toml" --dir "prep/x" --cases-review "r.toml" --execute-owners'
     assert expected in recipe
     assert " ".join(recipe.split(expected, 1)[1].split()) == flags
     assert "docker" not in completed.stdout

@@ -18,7 +18,7 @@ import pytest
 from tests.prepare.capfixtures import Made, capture, ledger, listing, standin_experiment, write_review
 from tests.prepare.prepfixtures import dump_toml, errors_of, pin_table, run_prepare
 
-_TRIPWIRE = "#!/bin/sh\necho \"$0 ran\" >> {log}\nexit 0\n"
+_TRIPWIRE = '#!/bin/sh\necho "$0 ran" >> {log}\nexit 0\n'
 
 
 @pytest.fixture(scope="module")
@@ -146,8 +146,10 @@ def test_CAP_3_one_entry_per_repository_and_no_other(shared: Path) -> None:
     text = made.review.read_text(encoding="utf-8")
     first, second = text.split("[[repository]]")[1:]
     made.review.write_text("[[repository]]" + first, encoding="utf-8")
-    assert _refused(made, 4) == [f"CAP-3 at {made.review} -> repository: expected an entry for every repository of "
-                                 "the experiment ('fixture-bare' too); found no entry with id 'fixture-bare'"]  # fmt: skip
+    assert _refused(made, 4) == [
+        f"CAP-3 at {made.review} -> repository: expected an entry for every repository of the experiment "
+        "('fixture-bare' too); found no entry with id 'fixture-bare'"
+    ]
     made.review.write_text("[[repository]]" + first + "[[repository]]" + first, encoding="utf-8")
     assert _refused(made, 4) == [f"CAP-3 at {made.review} -> repository[1].id: expected one entry per repository; "
                                  "found a second entry for 'fixture' (first: repository[0])"]  # fmt: skip
@@ -184,7 +186,9 @@ def test_PRE_27_a_d_inside_work_root_or_a_source_or_holding_work_root(shared: Pa
     made.doc["experiment"]["work_root"] = work = str(made.root / "outer" / "work")
     rewrite(made)
     source = made.doc["repository"][0]["source"]
-    expected = "expected a preparation directory outside work_root and every source repository (it holds only regular files)"
+    expected = (
+        "expected a preparation directory outside work_root and every source repository (it holds only regular files)"
+    )
     for folder, found in (
         (Path(work), f"it is work_root ('{work}')"),
         (Path(work) / "D", f"it lies inside work_root ('{work}')"),

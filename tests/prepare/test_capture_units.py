@@ -52,7 +52,7 @@ def test_the_vectors_are_the_formulas_of_prepare_section_4() -> None:
         else:
             chosen = present[:size]
         assert vector["sampledPaths"] == sorted(chosen, key=lambda p: p.encode("utf-8"))
-        assert len(vector["sampledPaths"]) == min(size, len(present))  # type: ignore[arg-type]
+        assert len(vector["sampledPaths"]) == min(size, len(present))
 
 
 def test_the_method_text_names_rule_count_artifact_and_reviewer() -> None:

@@ -20,9 +20,16 @@ from typing import Any
 import pytest
 
 from ablation.prepare.build_case import case_bundle, read_case_attempt
-from tests.prepare.capfixtures import Made, assert_ledger_files_intact, attempt_json, capture, ends, ledger
-from tests.prepare.capfixtures import standin_experiment
-from tests.prepare.capture_background import SCI_VARIANTS, Background, asserted_table, traced_table
+from tests.prepare.capfixtures import (
+    Made,
+    assert_ledger_files_intact,
+    attempt_json,
+    capture,
+    ends,
+    ledger,
+    standin_experiment,
+)
+from tests.prepare.capture_background import SCI_VARIANTS, TRACED_NAMES, Background, asserted_table, traced_table
 from tests.prepare.doubles import standins
 
 SL_FAILING = tuple(v for v in standins.VARIANTS if v.tool == "source-list" and not v.passes)
@@ -44,7 +51,8 @@ def _end(background: Background, index: int) -> dict[str, Any]:
     return ends(background.made)[(f"case:{index:04d}:sci", 1)]
 
 
-# ------------------------------------------------------------------ source-list, in this process (first: the matrices run meanwhile)
+# ------------------------------------------------------------------ source-list, in this process
+# (first in the file: the background matrices run meanwhile)
 
 
 @pytest.fixture(scope="module")
@@ -153,7 +161,9 @@ def test_a_folder_left_non_empty_is_kept_as_evidence(sci_matrix: Background, nam
     folder = f"raw/cases/{_case(asserted_table(), name):04d}/attempt-1"
     private = attempt_json(sci_matrix.made, folder, "extras.json")["privateFolders"]
     assert private[kept]["removed"] is False
-    assert private[kept]["listing"] == [f"{standins.SCI_LEFTOVER_NAME} (file of {len(f'left behind by the {name} variant') + 1} bytes)"]
+    assert private[kept]["listing"] == [
+        f"{standins.SCI_LEFTOVER_NAME} (file of {len(f'left behind by the {name} variant') + 1} bytes)"
+    ]
     assert (Path(private[kept]["path"]) / standins.SCI_LEFTOVER_NAME).is_file()
     other = "home" if kept == "tmp" else "tmp"
     assert (private[other]["removed"], Path(private[other]["path"]).exists()) == (True, False)
@@ -175,16 +185,14 @@ def test_the_reordered_receipt_keeps_the_member_order_of_its_text(sci_matrix: Ba
     assert bundle is not None
     receipt = bundle["receipt"]
     assert isinstance(receipt, dict)
-    assert list(receipt)[0] == "receiptDigest"
+    assert next(iter(receipt)) == "receiptDigest"
     assert list(receipt) == list(json.loads(texts.stdout))
 
 
 # ------------------------------------------------------------------ SCI, traced
 
 
-@pytest.mark.parametrize("variant", [standins.variant("sci", n) for n in ("normal", "home-leftover", "home-cache",
-                                                                           "orphan-long", "touch-tracked",
-                                                                           "orphan-short")], ids=lambda v: v.name)  # fmt: skip
+@pytest.mark.parametrize("variant", [standins.variant("sci", n) for n in TRACED_NAMES], ids=lambda v: v.name)
 def test_each_traced_variant_ends_as_the_table_says(traced_matrix: Background, variant: standins.Variant) -> None:
     index = _case(traced_table(), variant.name)
     end = _end(traced_matrix, index)

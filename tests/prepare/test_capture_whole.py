@@ -169,7 +169,7 @@ def test_every_case_bundle_built_from_d_gets_the_verdict_capture_recorded(sci_ma
         _, checked = _universe(made.dir, repo.index)
         texts = read_case_attempt(str(made.dir / f"raw/cases/{case.index:04d}/attempt-1"))
         bundle, _ = case_bundle(experiment, case, repo.commit, sci_revision=TOOL_REVISION, texts=texts)
-        rule = "SB-1"
+        rule: str | None = "SB-1"
         if bundle is not None:
             try:
                 validate_bundle(bundle, question=case.question, repository_commit=repo.commit,
