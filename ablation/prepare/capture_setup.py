@@ -49,6 +49,7 @@ __all__ = ["EXPERIMENT_COPY", "REVIEW_COPY", "Invocation", "Step", "plan_steps",
 EXPERIMENT_COPY = "experiment.toml"
 REVIEW_COPY = "cases-review.toml"
 _WORK_FOLDERS = ("targets", "requests", "run")
+_RUN_AGAIN = "a usable attempt, or none yet: a failed or open step runs again only with --retry STEP --reason TEXT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,8 +252,7 @@ def _attempts_refusal(steps: list[Step], view: LedgerView | None, retry: str | N
             continue
         state = f"attempt {last.number} {last.outcome}" if last.outcome else f"attempt {last.number} open"
         why = f" ({last.rule})" if last.rule else " (capture ended during it)" if last.outcome is None else ""
-        expected = "a usable attempt, or none yet: a failed or open step runs again only with --retry STEP --reason TEXT"
-        return Finding("CAP-7", step.id, expected, state + why)
+        return Finding("CAP-7", step.id, _RUN_AGAIN, state + why)
     return None
 
 

@@ -111,7 +111,7 @@ def ensure_repository(path: Path, files: dict[str | bytes, FileSpec], *, bare: b
 
 def ensure_tools(fixed: Path) -> Repo:
     """The tool checkout ``<fixed>/tools-<commit 12>``, made from the stand-ins unless it is already there."""
-    files: dict[str | bytes, FileSpec] = {name: Executable((ROOT / src).read_bytes()) for name, (_, src) in TOOLS.items()}
+    files: dict[str | bytes, FileSpec] = {name: Executable((ROOT / s).read_bytes()) for name, (_, s) in TOOLS.items()}
     fixed.mkdir(parents=True, exist_ok=True)
     staging = fixed / f".staging-{os.getpid()}"
     try:
@@ -140,7 +140,8 @@ def strace_table(found: str | None) -> str:
     path = os.path.realpath(found)
     if '"' in path or "\\" in path:
         raise Refused(f"strace {path!r} holds a quote or a backslash")
-    return f'[tools.strace]      # for capture --file-access-trace strace\npath = "{path}"\nsha256 = "{_sha256(path)}"\n\n'
+    head = "[tools.strace]      # for capture --file-access-trace strace"
+    return f'{head}\npath = "{path}"\nsha256 = "{_sha256(path)}"\n\n'
 
 
 def fill_template(values: dict[str, str], template: Path = TEMPLATE) -> str:
