@@ -28,6 +28,7 @@ import argparse
 import fcntl
 import hashlib
 import os
+import signal
 from collections.abc import Callable
 
 from ablation import __version__
@@ -177,6 +178,10 @@ class _Run:
             self.session.say(f"{step.id}: attempt {history.usable.number} {history.usable.outcome} earlier; skipped")
             return
         number = len(history.attempts) + 1
+        signum = spawn.pending_signal()
+        if signum is not None:  # it came between two steps: stop before the next one begins
+            found = f"{signal.Signals(signum).name} reached capture; it stopped before this step"
+            raise PrepareRejected([Finding("CAP-19", step.id, "no interruption", found)])
         if step.id == self.retry:
             last = history.last
             assert last is not None

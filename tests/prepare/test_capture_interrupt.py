@@ -23,6 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from ablation.prepare import capture as capture_module
+from ablation.prepare import capture_steps
+from ablation.prepare.attempts import AttemptRun
+from ablation.prepare.experiment_file import Repository
 from tests.prepare.capfixtures import Made, assert_ledger_files_intact, capture, ends, ledger, standin_experiment
 from tests.prepare.doubles.standin_runs import become_subreaper
 from tests.prepare.prepfixtures import errors_of
@@ -133,3 +137,25 @@ def test_a_retry_closes_the_open_attempt_and_runs_a_new_one(hanging: Made) -> No
     assert ends(hanging)[("case:0000:sci", 3)]["rule"] == "SB-1"
     assert sorted(p.name for p in (hanging.dir / "raw/cases/0000").iterdir()) == ["attempt-1", "attempt-2", "attempt-3"]
     assert_ledger_files_intact(hanging)
+
+
+def test_CAP_19_a_signal_between_steps_stops_capture_before_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = standin_experiment(tmp_path / "between", sci_cases=1)
+    real = capture_steps.clone_step
+
+    def clone_then_sigterm(attempt: AttemptRun, repo: Repository) -> str:
+        summary = real(attempt, repo)
+        os.kill(os.getpid(), signal.SIGTERM)  # no process runs now: capture notes it and goes on to the next step
+        return summary
+
+    monkeypatch.setattr(capture_module, "clone_step", clone_then_sigterm)
+    ran = capture(made)
+    assert (ran.code, errors_of(ran)) == (4, [
+        "CAP-19 at repo:0000:source-list: expected no interruption; found SIGTERM reached capture; it stopped before "
+        "this step"
+    ])  # fmt: skip
+    assert ends(made)[("repo:0000:clone", 1)]["outcome"] == "succeeded"
+    assert not [e for e in ledger(made) if e.get("step") == "repo:0000:source-list"]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

@@ -178,11 +178,16 @@ def test_a_timeout_an_output_cap_and_a_missing_program(tmp_path: Path) -> None:
     assert (missing.pid, missing.exit_code, missing.not_started) == (None, None, "No such file or directory")
 
 
-def test_an_interruption_kills_the_group_and_says_so(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interruption_kills_the_group_and_says_so(tmp_path: Path, signum: int) -> None:
+    before = signal.getsignal(signum)
     with spawn.interruptible():
-        o = _run(tmp_path, "sleep 30", started=lambda pid: os.kill(os.getpid(), signal.SIGINT))
-    assert (o.interrupted, o.killed, o.confirmed, o.signal) == (signal.SIGINT, True, False, 9)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        o = _run(tmp_path, "sleep 30", started=lambda pid: os.kill(os.getpid(), signum))
+        assert spawn.pending_signal() == signum
+        late = _run(tmp_path, "echo never")  # one more spawn is not even started
+    assert (o.interrupted, o.killed, o.confirmed, o.signal) == (signum, True, False, 9)
+    assert (late.pid, late.interrupted) == (None, signum)
+    assert signal.getsignal(signum) is before
 
 
 # ------------------------------------------------------------------ the rest

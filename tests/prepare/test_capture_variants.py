@@ -169,6 +169,14 @@ def test_a_folder_left_non_empty_is_kept_as_evidence(sci_matrix: Background, nam
     assert (private[other]["removed"], Path(private[other]["path"]).exists()) == (True, False)
 
 
+def test_touching_a_tracked_file_passes_and_no_observation_rewrites_the_index(sci_matrix: Background) -> None:
+    folder = f"raw/cases/{_case(asserted_table(), 'touch-tracked'):04d}/attempt-1"
+    extras = attempt_json(sci_matrix.made, folder, "extras.json")
+    assert extras["gitIndexChanged"] is False
+    assert extras["stateBefore"]["gitIndexSha256"] == extras["stateAfter"]["gitIndexSha256"]
+    assert extras["stateBefore"]["lsFilesStageSha256"] == extras["stateAfter"]["lsFilesStageSha256"]
+
+
 def test_asserted_mode_records_every_case_as_asserted_not_traced(sci_matrix: Background) -> None:
     for index in asserted_table():
         access = attempt_json(sci_matrix.made, f"raw/cases/{index:04d}/attempt-1", "extras.json")["fileAccess"]
