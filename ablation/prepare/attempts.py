@@ -57,14 +57,14 @@ def json_text(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_new(path: str, data: bytes) -> None:
-    """Create ``path`` exclusively (never following a link), write ``data``, fsync it.
+def write_new(path: str, data: bytes, *, mode: int = 0o644) -> None:
+    """Create ``path`` exclusively (never following a link) with ``mode``, write ``data``, fsync it.
 
     Raises:
         FileExistsError: it exists (as anything, a dangling link included).
         OSError: it cannot be written.
     """
-    fd = os.open(path, _NEW_FILE, 0o644)
+    fd = os.open(path, _NEW_FILE, mode)
     try:
         view = memoryview(data)
         while view:
@@ -180,20 +180,23 @@ class AttemptRun:
 
     @classmethod
     def begin(cls, session: Session, step: str, kind: str, number: int, folder: str) -> AttemptRun:
-        """Open attempt ``number`` of ``step`` in the ledger, then make its folder in D.
-
-        Raises:
-            StepFailed: CAP-8 when the attempt folder exists already.
-        """
+        """Open attempt ``number`` of ``step`` in the ledger (:meth:`make_folder` makes its folder)."""
         attempt = cls(session, step, number, folder)
         session.ledger.append("begin", step=step, attempt=number, kind=kind, folder=folder, runFolder=attempt.run)
-        os.makedirs(os.path.dirname(attempt.path), exist_ok=True)
-        try:
-            os.mkdir(attempt.path)
-        except FileExistsError:
-            where = session.shown(folder)
-            raise StepFailed(Finding("CAP-8", where, "a new attempt folder", "it exists already")) from None
         return attempt
+
+    def make_folder(self) -> None:
+        """Make the attempt folder in D.
+
+        Raises:
+            StepFailed: CAP-8 when it exists already.
+        """
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        try:
+            os.mkdir(self.path)
+        except FileExistsError:
+            where = self.session.shown(self.folder)
+            raise StepFailed(Finding("CAP-8", where, "a new attempt folder", "it exists already")) from None
 
     def make_private_folders(self, *, with_cwd: bool = False) -> None:
         """Create the run folder and, empty, ``home/``, ``tmp/`` (and ``cwd/``) for this attempt's spawns.

@@ -49,16 +49,17 @@ from ablation.prepare.staleness import SHEET_NAME, pick_sample, render_staleness
 __all__ = ["run_capture"]
 
 
+def _file_record(path: str) -> dict[str, object]:
+    state = read_file_state(path)
+    return {"path": path, "realpath": state.realpath, "size": state.size, "sha256": state.sha256}
+
+
 def _tools_record(invocation: Invocation) -> dict[str, object]:
     found: dict[str, object] = {}
     for key, tool in invocation.experiment.tools.items():
-        state = read_file_state(tool.path)
-        entry: dict[str, object] = {
-            "path": tool.path,
-            "realpath": state.realpath,
-            "size": state.size,
-            "sha256": state.sha256,
-        }
+        entry = _file_record(tool.path)
+        if tool.extra_pins:
+            entry["extraPins"] = [_file_record(extra.path) for extra in tool.extra_pins]
         if key in invocation.revisions:
             entry["revision"] = invocation.revisions[key]
         found[key] = entry
@@ -75,9 +76,12 @@ def _open_ledger(invocation: Invocation) -> Ledger:
     path = os.path.join(folder, LEDGER_NAME)
     if invocation.ledger is None:
         os.makedirs(folder, exist_ok=True)
-        write_new(os.path.join(folder, EXPERIMENT_COPY), invocation.experiment_bytes)
-        write_new(os.path.join(folder, REVIEW_COPY), invocation.review_bytes)
-        ledger = Ledger(path, create=True)
+        try:
+            write_new(os.path.join(folder, EXPERIMENT_COPY), invocation.experiment_bytes)
+            write_new(os.path.join(folder, REVIEW_COPY), invocation.review_bytes)
+            ledger = Ledger(path, create=True)
+        except FileExistsError:
+            raise OutputRefused(f"{folder!r} was filled meanwhile (another capture?)") from None
     else:
         ledger = Ledger(path, next_seq=len(invocation.ledger.entries) + 1)
     try:
@@ -196,6 +200,7 @@ class _Run:
 
     def _finish(self, step: Step, attempt: AttemptRun) -> None:
         try:
+            attempt.make_folder()
             summary = self._attempt_body(step, attempt)
         except StepFailed as failure:
             case = self.session.experiment.cases[int(step.subject)] if step.kind == "sci" else None

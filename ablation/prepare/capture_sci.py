@@ -37,7 +37,7 @@ from collections.abc import Set as AbstractSet
 from ablation.canonical import canonical_digest, raw_digest
 from ablation.contracts.structural import validate_bundle
 from ablation.errors import BundleInvalid
-from ablation.prepare.attempts import AttemptRun, Ran, StepFailed, json_text, run_record
+from ablation.prepare.attempts import AttemptRun, Ran, StepFailed, json_text, run_record, write_new
 from ablation.prepare.build import sci_command
 from ablation.prepare.build_case import case_bundle, read_case_attempt, receipt_count
 from ablation.prepare.capture_steps import precondition_problem
@@ -55,7 +55,6 @@ __all__ = ["ASSERTED", "sci_step"]
 
 ASSERTED = "indexRead / indexBuilt asserted, not traced"
 """What the record and the pre-run sheet say of every case captured with ``--assert-no-index-access``."""
-_NEW_REQUEST = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _request_file(attempt: AttemptRun, case: Case) -> tuple[str, bytes]:
@@ -66,15 +65,9 @@ def _request_file(attempt: AttemptRun, case: Case) -> tuple[str, bytes]:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     reused = False
     try:
-        fd = os.open(path, _NEW_REQUEST, 0o600)
+        write_new(path, data, mode=0o600)
     except FileExistsError:
         reused = True
-    else:
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
     expected = "a regular request file holding the request's bytes"
     if not stat.S_ISREG(os.lstat(path).st_mode):
         raise StepFailed(Finding("CAP-9", path, expected, "not a regular file (kept as it is)"))

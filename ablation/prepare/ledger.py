@@ -10,7 +10,8 @@ is ever rewritten. Every entry starts with ``seq`` (1, 2, … in file order) and
   its version), ``experimentSha256``, ``casesReviewSha256``, ``fileAccess``
   (``traced`` or ``asserted``), ``allowUnavailableStructural`` (the list in force),
   ``resume``, ``retry``, ``workRoot``, ``tools`` (per ``[tools.*]`` key: ``path``,
-  ``realpath``, ``size``, ``sha256``, and ``revision`` for ``source_list`` and ``sci``);
+  ``realpath``, ``size``, ``sha256``, ``extraPins`` (the same of each extra pin) when it
+  has any, and ``revision`` for ``source_list`` and ``sci``);
 - ``retry``: ``step``, ``attempt`` (the new one), ``reason``;
 - ``begin``: ``step``, ``attempt``, ``kind`` (``tool-version``, ``clone``,
   ``source-list``, ``sci``), ``folder`` (the attempt folder, relative to D),

@@ -295,7 +295,8 @@ def run(launch: Launch, *, started: Callable[[int], None] | None = None) -> RunO
             proc = _start(launch, fds)
         except OSError as exc:
             end = time.monotonic_ns()
-            return RunOutcome(None, None, None, start, end, False, False, None, 0, False, False, grace_s, exc.strerror)
+            why = exc.strerror or str(exc)
+            return RunOutcome(None, None, None, start, end, False, False, None, 0, False, False, grace_s, why)
         try:
             if started is not None:
                 started(proc.pid)

@@ -156,3 +156,15 @@ def test_CAP_18_a_changed_stage_listing_stops_capture_even_when_the_case_is_allo
         "run; found a changed listing"
     ]
     assert (ends(made)[("case:0000:sci", 1)]["outcome"]) == "failed"
+
+
+def test_CAP_8_an_attempt_folder_that_exists_already_is_never_reused(chain: Made) -> None:
+    squatter = chain.dir / "raw/cases/0000/attempt-4"
+    squatter.mkdir()
+    (squatter / "note.txt").write_text("put here by hand\n", encoding="utf-8")
+    ran = capture(chain, "--retry", "case:0000:sci", "--reason", _REASON)
+    assert (ran.code, errors_of(ran)) == (4, [
+        f"CAP-8 at {squatter}: expected a new attempt folder; found it exists already"
+    ])  # fmt: skip
+    assert ends(chain)[("case:0000:sci", 4)]["rule"] == "CAP-8"
+    assert [p.name for p in squatter.iterdir()] == ["note.txt"]
