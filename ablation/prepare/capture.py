@@ -32,6 +32,7 @@ import signal
 from collections.abc import Callable
 
 from ablation import __version__
+from ablation.closure import check as closure_check
 from ablation.contracts.base import Reporter
 from ablation.contracts.source_list import validate_source_list_artifact
 from ablation.errors import OutputRefused
@@ -254,6 +255,7 @@ def run_capture(args: argparse.Namespace, say: Callable[[str], None], warn: Call
         UsageError (2), IntegrityError or PrepareRejected (3), PrepareRejected (4), OutputRefused (5).
     """
     invocation = prepare_invocation(args, warn)
+    closure_check.recheck()  # every module capture uses is loaded: the sealed closure still holds them
     ledger = _open_ledger(invocation)
     try:
         _start(invocation, args, ledger)
