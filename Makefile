@@ -122,7 +122,7 @@ ATTEMPT_FLAGS := $(if $(ATTEMPT_RECORD),--attempt-record "$(ATT)") \
 
 .PHONY: help test lint docs verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths \
         wheelhouse attempt-record-place venv dev-venv seal closure-check lock lock-check nix-lock clean mutate \
-        prepare-check prepare-sheet
+        prepare-check prepare-sheet prepare-capture
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -137,7 +137,9 @@ help: ## show the targets and variables
 	@echo "  IMAGE_ID (image-check), SOURCE_DATE_EPOCH (image builds; default: commit time of HEAD),"
 	@echo "  PYTHON (default python3), ATTEMPT_RECORD (run once: the marker run creates before reading INPUT;"
 	@echo "  needs INPUT_SHA256; with RUNNER=image it must be in OUTPUT's folder), PRE_RUN_MANIFEST_SHA256"
-	@echo "preparation (docs/preparation.md): EXPERIMENT (prepare-check, prepare-sheet), SHEET (prepare-sheet; outside PREP_DIR)"
+	@echo "preparation (docs/preparation.md): EXPERIMENT (prepare-check, prepare-sheet, prepare-capture),"
+	@echo "  SHEET (prepare-sheet; outside PREP_DIR), PREP_DIR, CASES_REVIEW, FILE_ACCESS=strace|asserted (no default),"
+	@echo "  ALLOW_UNAVAILABLE (case ids separated by spaces) (prepare-capture)"
 
 # ---------------------------------------------------------------- the two environments
 # The development environment: tests, benchmarks, linters, the build backend and pip-compile,
@@ -253,6 +255,20 @@ prepare-sheet: $(STAMP) ## write the case-review sheet of EXPERIMENT to SHEET (o
 	  exit 2;; esac; fi
 	@mkdir -p "$(dir $(SHEET))"
 	$(PREPARE) sheet cases "$(EXPERIMENT)" --out "$(SHEET)"
+
+# Naming this target is the explicit act: it passes --execute-owners itself. FILE_ACCESS has no
+# default (strace: --file-access-trace strace; asserted: --assert-no-index-access). --resume and
+# --retry STEP --reason TEXT are deliberate acts on one preparation: ablation-prepare only.
+prepare-capture: $(STAMP) ## run the pinned owners once for EXPERIMENT into PREP_DIR (CASES_REVIEW, FILE_ACCESS)
+	$(call required,prepare-capture,EXPERIMENT,experiment file .toml)
+	$(call required,prepare-capture,PREP_DIR,preparation directory: absent or empty)
+	$(call required,prepare-capture,CASES_REVIEW,cases review .toml)
+	$(call required,prepare-capture,FILE_ACCESS,strace or asserted)
+	@case "$(FILE_ACCESS)" in strace|asserted) ;; *) \
+	  echo "make prepare-capture: FILE_ACCESS must be strace or asserted, not '$(FILE_ACCESS)'" >&2; exit 2;; esac
+	$(PREPARE) capture "$(EXPERIMENT)" --dir "$(PREP_DIR)" --cases-review "$(CASES_REVIEW)" --execute-owners \
+	  $(if $(filter strace,$(FILE_ACCESS)),--file-access-trace strace,--assert-no-index-access)$(if \
+	  $(strip $(ALLOW_UNAVAILABLE)), --allow-unavailable-structural $(foreach c,$(ALLOW_UNAVAILABLE),"$(c)"))
 
 # ---------------------------------------------------------------- lock
 lock: $(DEV_STAMP) ## re-lock requirements.in and requirements-dev.in (needs PyPI; UPGRADE=1 to upgrade)

@@ -19,4 +19,23 @@ Modules (one concept each):
 - :mod:`~ablation.prepare.pins`: tool pins and revisions; :mod:`~ablation.prepare.requests`: the SCI
   request of a case; :mod:`~ablation.prepare.layout`: ``<nnn>`` names and paths;
 - :mod:`~ablation.prepare.sheet`: the case-review sheet.
+
+``capture`` (PREPARE.md §4, §5, §8):
+
+- :mod:`~ablation.prepare.capture` (the steps in order, resume and retry) and
+  :mod:`~ablation.prepare.capture_setup` (every refusal before anything runs, the plan);
+- :mod:`~ablation.prepare.reviews`: the cases review;
+- :mod:`~ablation.prepare.capture_steps` (tool versions, clones, source-list) and
+  :mod:`~ablation.prepare.capture_sci` (one SCI case);
+- :mod:`~ablation.prepare.spawn`: the one place ``capture`` starts a process (own session,
+  output to files, child subreaper, grace, time-out, interruption);
+  :mod:`~ablation.prepare.environment`: the clean environment;
+- :mod:`~ablation.prepare.attempts`: attempt folders, private HOME and TMPDIR, recorded spawns;
+  :mod:`~ablation.prepare.ledger`: ``attempts.jsonl``;
+- :mod:`~ablation.prepare.targets`: clones and the observations of sources and targets;
+  :mod:`~ablation.prepare.trace`: strace's trace and the prohibited-path classes;
+- :mod:`~ablation.prepare.gates`: the evaluator's rules on captured files, placed in D;
+- :mod:`~ablation.prepare.build` and :mod:`~ablation.prepare.build_case`: the input's pieces
+  built from D exactly as ``assemble`` builds them; :mod:`~ablation.prepare.staleness`: the
+  sample and its sheet.
 """

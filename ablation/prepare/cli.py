@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Prepare a pi-context-packer-source-selection-ablation/v2 input from an experiment file. "
             "pin, check and sheet run no owner program: they read files and, through a read-only git "
-            "helper, the source repositories."
+            "helper, the source repositories; only capture runs the owners, and only with --execute-owners."
         ),
     )
     parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
@@ -81,7 +81,44 @@ def _parser() -> argparse.ArgumentParser:
         type=_path,
         help="new sheet file (never overwritten); outside the preparation directory",
     )
+    _capture(sub)
     return parser
+
+
+def _capture(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    capture = _command(sub, "capture", "run the pinned owners once and keep everything they wrote in D")
+    capture.add_argument("experiment", metavar="EXPERIMENT.toml", type=_path, help="the experiment file")
+    capture.add_argument(
+        "--dir", required=True, metavar="D", type=_path, help="the preparation directory: absent or empty (or --resume)"
+    )
+    capture.add_argument(
+        "--cases-review", required=True, metavar="R.toml", type=_path, help="the cases review, bound to the experiment"
+    )
+    capture.add_argument(
+        "--execute-owners",
+        action="store_true",
+        help="required: run source-list and SCI (naming it is the explicit act)",
+    )
+    access = capture.add_mutually_exclusive_group(required=True)
+    access.add_argument(
+        "--file-access-trace", choices=("strace",), help="trace each SCI run with the pinned [tools.strace]"
+    )
+    access.add_argument(
+        "--assert-no-index-access",
+        action="store_true",
+        help="no trace: indexRead and indexBuilt are asserted, not observed (recorded so)",
+    )
+    capture.add_argument(
+        "--allow-unavailable-structural",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="CASE_ID",
+        help="cases whose failed bundle validation ends their attempt 'unavailable' instead of stopping capture",
+    )
+    capture.add_argument("--resume", action="store_true", help="go on with the preparation in D")
+    capture.add_argument("--retry", metavar="STEP", help="run a failed (or open) step again (implies --resume)")
+    capture.add_argument("--reason", metavar="TEXT", help="why --retry runs the step again (recorded)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

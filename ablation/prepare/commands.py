@@ -130,9 +130,23 @@ def _cmd_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_capture(args: argparse.Namespace) -> int:
+    if not args.execute_owners:
+        raise UsageError("capture runs the pinned owners only with --execute-owners (nothing was run)")
+    if (args.retry is None) != (args.reason is None):
+        raise UsageError("--retry STEP and --reason TEXT go together")
+    if args.reason is not None and not args.reason.strip():
+        raise UsageError("--reason: say why the step runs again (a nonblank text)")
+    _require_closure()
+    from ablation.prepare.capture import run_capture  # noqa: PLC0415
+
+    return run_capture(args, print, _warn)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "pin": _cmd_pin,
     "check": _cmd_check,
     "sheet": _cmd_sheet,
+    "capture": _cmd_capture,
 }
-"""The handler of each subcommand (``capture``, ``assemble``, ``freeze``, ``check-freeze`` join later)."""
+"""The handler of each subcommand (``assemble``, ``freeze``, ``check-freeze`` join later)."""

@@ -18,12 +18,12 @@ import stat
 from dataclasses import dataclass
 
 from ablation.prepare.experiment_file import Experiment
-from ablation.prepare.findings import EXIT_INTEGRITY, Findings
+from ablation.prepare.findings import EXIT_INTEGRITY, Findings, PrepareRejected
 from ablation.prepare.gitread import GitFailed, GitReader
 from ablation.prepare.tomltext import where
 from ablation.text import is_commit
 
-__all__ = ["FileState", "check_pins", "derive_revision", "read_file_state"]
+__all__ = ["FileState", "check_pins", "derive_revision", "read_file_state", "rehash_tools"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,3 +117,29 @@ def derive_revision(git: GitReader, path: str) -> tuple[str | None, str]:
     if not is_commit(head):
         return None, f"HEAD of {top!r} is {head!r}, not a commit id"
     return head, ""
+
+
+def rehash_tools(experiment: Experiment, keys: tuple[str, ...]) -> dict[str, str]:
+    """Hash each tool of ``keys`` and its ``extra_pins`` again, right before a spawn that runs them.
+
+    Returns:
+        The bare hex SHA-256 by location (``git``, ``sci``, ``sci.extra_pins[0]``), every one equal to its pin.
+
+    Raises:
+        PrepareRejected: PRE-20 (exit 3) for the first file that is gone or holds other bytes.
+    """
+    found: dict[str, str] = {}
+    for key in keys:
+        tool = experiment.tools[key]
+        files: list[tuple[str, str, str, tuple[str | int, ...]]] = [(key, tool.path, tool.sha256, ("tools", key))]
+        files += [
+            (f"{key}.extra_pins[{k}]", e.path, e.sha256, ("tools", key, "extra_pins", k))
+            for k, e in enumerate(tool.extra_pins)
+        ]
+        for name, path, pin, at in files:
+            findings = Findings()
+            _check_one(path, pin, at, findings)
+            if findings.errors:
+                raise PrepareRejected(findings.errors[:1])
+            found[name] = pin
+    return found

@@ -1,9 +1,11 @@
-"""Make the example experiment's git repositories, its tool checkout and its experiment file.
+"""Make the example experiment's git repositories, its tool checkout, its experiment file and its cases review.
 
 Usage, from the repository root (needs git and Python 3.11)::
 
     python3 examples/prepare/make_repos.py
     .venv/bin/ablation-prepare check examples/prepare/experiment.toml
+    make prepare-capture EXPERIMENT=examples/prepare/experiment.toml PREP_DIR=<new folder> \\
+        CASES_REVIEW=examples/prepare/cases-review.toml FILE_ACCESS=asserted
 
 What it makes, every byte fixed by what is committed here:
 
@@ -14,12 +16,16 @@ What it makes, every byte fixed by what is committed here:
   isolated git configuration (:mod:`tests.prepare.gitfixtures`), so its commit id is
   the same on every machine; it must equal the commit ``experiment.toml.in`` names;
 - the tool checkout ``/var/tmp/ablation-prepare-example/tools-<commit>`` (``--fixed``):
-  the source-list and SCI stand-ins and the backend stand-in, one commit of fixed
-  bytes, pinned with ``revision_from_checkout``. Until the stand-ins exist
-  (``tests/prepare/doubles/``, the second part of the preparation work), each is a
-  placeholder that refuses to run;
+  the owner stand-ins of ``tests/prepare/doubles/`` (the source-list stand-in, the SCI
+  stand-in with its variant launcher ``fake_sci--reordered.py``, and the backend
+  ``backend/stand-in-grep-cli``), one commit of their bytes, pinned with
+  ``revision_from_checkout`` (the launcher is the SCI tool, the stand-in it runs an
+  extra pin, as the stand-ins' README shows);
 - ``examples/prepare/experiment.toml`` (``--experiment``; not committed): the
-  template ``experiment.toml.in`` with the paths and SHA-256 pins of this machine.
+  template ``experiment.toml.in`` with the paths and SHA-256 pins of this machine,
+  and a ``[tools.strace]`` table pinning the ``strace`` on ``PATH`` when there is one;
+- ``cases-review.toml`` beside it (not committed): ``cases-review.toml.in`` bound to
+  the SHA-256 of the experiment file just written.
 
 Why a fixed folder outside the checkout: ``work_root`` and every tool path are
 frozen into the prepared input (request paths, executables), so two clones at
@@ -49,13 +55,17 @@ from tests.prepare.gitfixtures import Executable, FileSpec, Repo, git, make_repo
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "experiment.toml.in"
+REVIEW_TEMPLATE = HERE / "cases-review.toml.in"
+_STRACE_LINE = "# @STRACE@ (make_repos.py puts the [tools.strace] table here)\n"
 FIXED = "/var/tmp/ablation-prepare-example"
 REPOSITORIES = (("ledger-service", False), ("route-planner", False), ("edge-proxy", True))
 """Each folder of ``repos/`` and whether its repository is bare."""
+DOUBLES = "tests/prepare/doubles"
 TOOLS = {
-    "source-list.py": ("SOURCE_LIST", "tests/prepare/doubles/fake_source_list.py"),
-    "semantic-code-intelligence": ("SCI", "tests/prepare/doubles/fake_sci.py"),
-    "ast-grep": ("BACKEND", "tests/prepare/doubles/fake_ast_grep.py"),
+    "fake_source_list.py": ("SOURCE_LIST", f"{DOUBLES}/fake_source_list.py"),
+    "fake_sci--reordered.py": ("SCI", f"{DOUBLES}/fake_sci--reordered.py"),
+    "fake_sci.py": ("SCI_IMPLEMENTATION", f"{DOUBLES}/fake_sci.py"),
+    "backend/stand-in-grep-cli": ("BACKEND", f"{DOUBLES}/backend/stand-in-grep-cli"),
 }
 """Each file of the tool checkout: its placeholder in the template, and the stand-in it is copied from."""
 
@@ -99,21 +109,9 @@ def ensure_repository(path: Path, files: dict[str | bytes, FileSpec], *, bare: b
     return made.commit
 
 
-def _tool_bytes(name: str, source: str) -> bytes:
-    stand_in = ROOT / source
-    if stand_in.is_file():
-        return stand_in.read_bytes()
-    return (
-        "#!/usr/bin/env python3\n"
-        f'"""Placeholder for {name}: the stand-in {source} does not exist yet."""\n'
-        "import sys\n\n"
-        f'sys.exit("{name}: placeholder; the stand-ins of the preparation tests are not written yet")\n'
-    ).encode()
-
-
 def ensure_tools(fixed: Path) -> Repo:
     """The tool checkout ``<fixed>/tools-<commit 12>``, made from the stand-ins unless it is already there."""
-    files: dict[str | bytes, FileSpec] = {name: Executable(_tool_bytes(name, src)) for name, (_, src) in TOOLS.items()}
+    files: dict[str | bytes, FileSpec] = {name: Executable((ROOT / s).read_bytes()) for name, (_, s) in TOOLS.items()}
     fixed.mkdir(parents=True, exist_ok=True)
     staging = fixed / f".staging-{os.getpid()}"
     try:
@@ -135,14 +133,30 @@ def _sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def fill_template(values: dict[str, str]) -> str:
-    """``experiment.toml.in`` with each ``@NAME@`` replaced by its value (a value never holds a quote)."""
-    text = TEMPLATE.read_text(encoding="utf-8")
+def strace_table(found: str | None) -> str:
+    """The ``[tools.strace]`` table for the ``strace`` on ``PATH`` (its real path and pin), or a comment."""
+    if found is None:
+        return "# [tools.strace]: no strace on PATH here; capture --file-access-trace strace needs one\n\n"
+    path = os.path.realpath(found)
+    if '"' in path or "\\" in path:
+        raise Refused(f"strace {path!r} holds a quote or a backslash")
+    head = "[tools.strace]      # for capture --file-access-trace strace"
+    return f'{head}\npath = "{path}"\nsha256 = "{_sha256(path)}"\n\n'
+
+
+def fill_template(values: dict[str, str], template: Path = TEMPLATE) -> str:
+    """A template with each ``@NAME@`` replaced by its value (a value never holds a quote)."""
+    text = template.read_text(encoding="utf-8")
     for name, value in values.items():
         if '"' in value or "\\" in value:
             raise Refused(f"{name} {value!r} holds a quote or a backslash; choose another folder")
         text = text.replace(f"@{name}@", value)
     return text
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixed", type=Path, default=Path(FIXED), help=f"folder of the tools and work_root ({FIXED})")
     parser.add_argument(
         "--experiment", type=Path, default=HERE / "experiment.toml", help="the experiment file to write"
+    )
+    parser.add_argument(
+        "--review", type=Path, default=None, help="the cases review to write (default: cases-review.toml beside it)"
     )
     python = "/usr/bin/python3" if os.path.isfile("/usr/bin/python3") else os.path.realpath(sys.executable)
     parser.add_argument("--python", default=python, help=f"the interpreter in the node slot (default {python})")
@@ -181,10 +198,12 @@ def main(argv: list[str] | None = None) -> int:
             "REPOS": str(build / "repos"),
             "FIXED": str(fixed),
         }
-        text = fill_template(values)
-        if not args.experiment.exists() or args.experiment.read_text(encoding="utf-8") != text:
-            args.experiment.write_text(text, encoding="utf-8")
+        text = fill_template(values).replace(_STRACE_LINE, strace_table(shutil.which("strace")))
+        _write_if_changed(args.experiment, text)
         _say(f"experiment: {args.experiment} (sha256 {_sha256(args.experiment)})")
+        review = args.review or args.experiment.with_name("cases-review.toml")
+        _write_if_changed(review, fill_template({"EXPERIMENT_SHA256": _sha256(args.experiment)}, REVIEW_TEMPLATE))
+        _say(f"cases review: {review} (bound to the experiment file's sha256)")
     except (Refused, RuntimeError, OSError) as error:
         sys.stderr.write(f"make_repos: {error}\n")
         return 1

@@ -89,8 +89,8 @@ def test_only_preparation_imports_preparation() -> None:
 
 
 # The modules that may start processes. Under ablation/prepare/ the audited read-only git
-# helper is the only one today; the capture step adds its own spawning module here, on purpose.
-SPAWNING = {"ablation/closure/seal.py", "ablation/prepare/gitread.py"}
+# helper (pin, check, sheet) and capture's own spawning module (owners and capture's git).
+SPAWNING = {"ablation/closure/seal.py", "ablation/prepare/gitread.py", "ablation/prepare/spawn.py"}
 
 
 def test_subprocess_is_imported_only_where_processes_may_start() -> None:

@@ -42,7 +42,7 @@ def test_the_evaluator_help_does_not_list_preparation(capsys: pytest.CaptureFixt
     [
         ((), "ablation-prepare: error: the following arguments are required: COMMAND\n"),
         (("freeze",), "ablation-prepare: error: argument COMMAND: invalid choice: 'freeze' (choose from 'pin', "
-                      "'check', 'sheet')\n"),
+                      "'check', 'sheet', 'capture')\n"),
         (("sheet", "cases", "e.toml"), "ablation-prepare sheet: error: the following arguments are required: --out\n"),
         (("sheet", "staleness", "e.toml", "--out", "s.md"), "ablation-prepare sheet: error: argument kind: invalid "
                                                             "choice: 'staleness' (choose from 'cases')\n"),

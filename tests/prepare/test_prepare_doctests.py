@@ -17,6 +17,11 @@ import pytest
         "ablation.prepare.gitread",
         "ablation.prepare.layout",
         "ablation.prepare.requests",
+        "ablation.prepare.environment",
+        "ablation.prepare.build",
+        "ablation.prepare.build_case",
+        "ablation.prepare.gates",
+        "ablation.prepare.attempts",
     ],
 )
 def test_doctests(module: str) -> None:

@@ -30,7 +30,8 @@ def test_the_code_uses_exactly_the_documented_rules() -> None:
 
 
 def test_every_rule_has_a_test_named_after_it() -> None:
-    text = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_prepare_*.py"))
+    tests = [*Path(__file__).parent.glob("test_prepare_*.py"), *Path(__file__).parent.glob("test_capture_*.py")]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in tests)
     named = {m.replace("_", "-") for m in re.findall(r"def test_(PRE_\d+)_", text)}
     named |= set(re.findall(r'id="(PRE-\d+)-', text))
     assert set(_documented()) - named == set()

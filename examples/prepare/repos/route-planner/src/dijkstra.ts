@@ -1,5 +1,5 @@
 // summary: Dijkstra's shortest path over the road graph, with a binary heap.
-// read_when: routes come out longer than expected
+// read-when: routes come out longer than expected
 import { Graph } from './graph';
 
 export function shortestPath(graph: Graph, from: string, to: string): string[] {

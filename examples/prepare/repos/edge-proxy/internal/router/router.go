@@ -1,5 +1,5 @@
 // summary: Routing table: picks the upstream pool for a request by host and path prefix.
-// read_when: a request reaches the wrong backend
+// read-when: a request reaches the wrong backend
 package router
 
 type Route struct {

@@ -1,5 +1,5 @@
 // summary: Retrying idempotent requests on another backend, with a budget.
-// read_when: a failed upstream call is or is not retried
+// read-when: a failed upstream call is or is not retried
 package upstream
 
 func ShouldRetry(method string, attempt, budget int) bool {

@@ -1,5 +1,5 @@
 # summary: Opening, freezing and closing customer accounts.
-# read_when: changing an account's life cycle or its states
+# read-when: changing an account's life cycle or its states
 from dataclasses import dataclass
 
 STATES = ("open", "frozen", "closed")

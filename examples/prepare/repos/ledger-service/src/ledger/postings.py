@@ -1,5 +1,5 @@
 # summary: Double-entry postings: every journal entry balances to zero.
-# read_when: adding a posting type or touching journal integrity
+# read-when: adding a posting type or touching journal integrity
 def post(journal: list[tuple[str, int]], entries: list[tuple[str, int]]) -> None:
     if sum(amount for _, amount in entries) != 0:
         raise ValueError("debits and credits differ")

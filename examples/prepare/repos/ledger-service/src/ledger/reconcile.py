@@ -1,5 +1,5 @@
 # summary: Matching bank statement lines against ledger postings.
-# read_when: a bank line stays unmatched at month end
+# read-when: a bank line stays unmatched at month end
 def match(bank_lines: list[tuple[str, int]], postings: list[tuple[str, int]]) -> list[tuple[str, int]]:
     remaining = list(postings)
     unmatched = []

@@ -1,0 +1,60 @@
+"""Session fixtures of the ``capture`` tests: the two background fault matrices (``capture_background.py``).
+
+They are started as soon as collection is done when a collected test needs them,
+so their waiting overlaps the tests that run in this process; each fixture only
+waits for its capture to end. Both are ended at the end of the session if a test
+run stops early.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.prepare import capture_background
+from tests.prepare.capture_background import Background
+
+_STARTED: dict[str, Background] = {}
+
+
+def _start(name: str, factory: pytest.TempPathFactory) -> Background:
+    if name not in _STARTED:
+        root = factory.mktemp(name)
+        _STARTED[name] = capture_background.start(root / "experiment", traced=name == "traced_matrix")
+    return _STARTED[name]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start each background matrix that a collected test uses."""
+    wanted = {name for item in session.items for name in getattr(item, "fixturenames", ()) if name.endswith("_matrix")}
+    for name in sorted(wanted & {"sci_matrix", "traced_matrix"}):
+        factory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+        _start(name, factory)
+
+
+@pytest.fixture(scope="session")
+def sci_matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Background]:
+    """The asserted SCI fault matrix: two repositories, every SCI variant one allowed case; ended."""
+    background = _start("sci_matrix", tmp_path_factory)
+    background.wait()
+    yield background
+
+
+@pytest.fixture(scope="session")
+def traced_matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Background]:
+    """The traced SCI matrix (skipped, with the reason, where strace cannot trace); ended."""
+    background = _start("traced_matrix", tmp_path_factory)
+    if background.proc is None:
+        pytest.skip(background.skipped)
+    background.wait()
+    yield background
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _end_background() -> Iterator[None]:
+    yield
+    for background in _STARTED.values():
+        if background.proc is not None and background.proc.poll() is None:
+            background.proc.kill()
+            background.proc.communicate()
