@@ -19,8 +19,11 @@ EXAMPLE = REPO / "examples" / "prepared-input.json"
 LINE = "interrupted by {name}; stopped (an output file is written completely or not at all)"
 
 # Runs ablation with argv, after making {target} send {name} to the process first.
+# SIGINT is set to its default first: a caller that started the test run in the background (nohup,
+# `&` in a script) hands every child an ignored SIGINT, which the command rightly keeps ignoring.
 HOOK = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import {module} as where
 real = where.{target}
 def hooked(*args, **kwargs):
