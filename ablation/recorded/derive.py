@@ -218,12 +218,12 @@ def _g4(gate_id: str, m: G4Measured, r: Result) -> Derived:
         derived = (paths, source_list, amount)
     recorded_threshold = getattr(m, "threshold", None)
     recorded = (m.paths, m.source_list, m.amount, recorded_threshold)
-    for name, got, want in zip(
-        ("paths", "sourceList", "amount", "threshold"), recorded, (*derived, threshold), strict=True
-    ):
+    names = ("paths", "sourceList", "reduction" if gate_id == "G4b" else "delta", "threshold")
+    for name, got, want in zip(names, recorded, (*derived, threshold), strict=True):
         if (None if got is None else got.fraction) != want:
             shown = "absent or null" if got is None else got.exact
-            problems.append(f"its {name} {shown} is not {_fraction(want)}, what the per-case counts give")
+            basis = "the preregistered threshold" if name == "threshold" else "what the per-case counts give"
+            problems.append(f"its {name} {shown} is not {_fraction(want)}, {basis}")
     amount_text = _fraction(derived[2])
     return numeric, [*problems, f"the per-case counts give {amount_text} against {_fraction(threshold)}"]
 
