@@ -59,7 +59,7 @@ def _bars(treatment: str, charted: Charted, rate: Callable[[RepositoryRates], Fr
 
 def _chart(title: str, axis: str, series: str, bars: Sequence[tuple[str, Fraction]], top: int) -> list[str]:
     """One Mermaid horizontal bar chart: its front matter (size, legend, colour), title, axes and one series."""
-    height = max(260, 110 + 34 * len(bars))
+    height = max(280, 120 + 36 * len(bars))
     categories = ", ".join(f'"{category}"' for category, _ in bars)
     values = ", ".join(_chart_number(value) for _, value in bars)
     return [
