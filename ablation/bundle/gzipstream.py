@@ -38,15 +38,15 @@ def describe_header(header: bytes) -> str:
     """What a well-formed gzip member header holds that :data:`GZIP_HEADER` does not, in words.
 
     >>> describe_header(bytes.fromhex("1f8b0800000000000203"))
-    'XFL 2, OS 3 (archive writes XFL 2, OS 255, mtime 0, no optional field)'
+    'XFL 2, OS 3; archive writes XFL 2, OS 255, mtime 0, no optional field'
     >>> describe_header(bytes.fromhex("1f8b0808d2040000000374") + b"b.tar\\0")
-    'mtime 1234, XFL 0, OS 3, a file name (archive writes XFL 2, OS 255, mtime 0, no optional field)'
+    'mtime 1234, XFL 0, OS 3, a file name; archive writes XFL 2, OS 255, mtime 0, no optional field'
     """
     flags, mtime, xfl, os_byte = header[3], int.from_bytes(header[4:8], "little"), header[8], header[9]
     parts = [f"mtime {mtime}"] if mtime else []
     parts += [f"XFL {xfl}", f"OS {os_byte}"]
     parts += [name for bit, name in _OPTIONAL_FIELDS if flags & bit]
-    return ", ".join(parts) + " (archive writes XFL 2, OS 255, mtime 0, no optional field)"
+    return ", ".join(parts) + "; archive writes XFL 2, OS 255, mtime 0, no optional field"
 
 
 class Inflater:
