@@ -224,8 +224,12 @@ def _g4(gate_id: str, m: G4Measured, r: Result) -> Derived:
             shown = "absent or null" if got is None else got.exact
             basis = "the preregistered threshold" if name == "threshold" else "what the per-case counts give"
             problems.append(f"its {name} {shown} is not {_fraction(want)}, {basis}")
-    amount_text = _fraction(derived[2])
-    return numeric, [*problems, f"the per-case counts give {amount_text} against {_fraction(threshold)}"]
+    if derived[2] is None:
+        why = "the per-case counts give no paths ∩ source_list case with a positive paths baseline"
+    else:
+        needed = "≤ 0" if gate_id == "G4c" else f"≥ {_fraction(threshold)}"
+        why = f"the per-case counts give {names[2]} {_fraction(derived[2])} where {needed} is needed"
+    return numeric, [*problems, why]
 
 
 def _g5(m: Staleness, r: Result) -> Derived:

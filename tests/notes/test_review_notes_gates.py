@@ -66,10 +66,11 @@ def _quantity(text: str) -> dict[str, object]:
 
 SINGLE_EDITS: dict[str, tuple[Edit, str]] = {
     "G4b numericStatus alone": (lambda v: _gate(v, "G4b").update(numericStatus="pass"),
-                                'G4b: numericStatus is "pass", but the per-case counts give 1/6 against 1/5, '
-                                'so it is "fail"'),
+                                'G4b: numericStatus is "pass", but the per-case counts give reduction 1/6 where '
+                                '≥ 1/5 is needed, so it is "fail"'),
     "G4b status alone": (lambda v: _gate(v, "G4b").update(status="pass"),
-                         'G4b: status is "pass", but the per-case counts give 1/6 against 1/5, so it is "fail"'),
+                         'G4b: status is "pass", but the per-case counts give reduction 1/6 where ≥ 1/5 is needed, '
+                         'so it is "fail"'),
     "G4a threshold lowered": (lambda v: _gate(v, "G4a")["measured"].update(threshold=_quantity("1/100")),
                               "G4a: its threshold 1/100 is not 1/10, the preregistered threshold"),
     "G4a delta inflated": (lambda v: _gate(v, "G4a")["measured"].update(delta=_quantity("1/5")),
