@@ -23,6 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--lock", type=Path, required=True, help="the runtime requirements.lock installed from")
     parser.add_argument(
+        "--site",
+        type=Path,
+        help="the site-packages folder the package is installed in, when it is not this interpreter's own (Nix)",
+    )
+    parser.add_argument(
         "--environment",
         choices=("container",),
         help="record the kind of environment sealed (the image build: container); default: measured",
@@ -33,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
             "seal: run me isolated: <prefix>/bin/python -I -B tools/seal.py --lock requirements.lock", file=sys.stderr
         )
         return 2
+    if args.site is not None:
+        sys.path.insert(0, str(args.site))
     import ablation  # noqa: PLC0415 - only once the interpreter is known to be isolated
     from ablation.closure.seal import seal_environment  # noqa: PLC0415 - only once the interpreter is known to be isolated
     from ablation.errors import IntegrityError  # noqa: PLC0415 - only once the interpreter is known to be isolated
