@@ -55,8 +55,6 @@ if str(ROOT) not in sys.path:
 from examples.prepare import make_repos  # noqa: E402 - the example's own module, beside this one
 
 BUILD = ROOT / "build" / "prepare-example"
-CHAIN = BUILD / "chain"
-FIXED = Path(make_repos.FIXED)
 STALENESS_TEMPLATE = HERE / "staleness-review.toml.in"
 PRE_RUN_TEMPLATE = HERE / "pre-run-review.toml.in"
 SHEET_SNIPPET = "## For staleness-review.toml\n\n```toml\n"
@@ -131,31 +129,35 @@ def main(argv: list[str] | None = None) -> int:
     """Run the example (module docstring); 0 when every step passed, 1 when one stopped it."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--venv", type=Path, default=ROOT / ".venv", help="the sealed environment (default .venv)")
+    parser.add_argument("--build", type=Path, default=BUILD, help="folder of the repositories and the run (tests)")
+    parser.add_argument("--fixed", type=Path, default=Path(make_repos.FIXED), help="folder of the tools and work_root")
     args = parser.parse_args(argv)
+    build, fixed = args.build.resolve(), Path(os.path.abspath(args.fixed))
+    chain = build / "chain"
     venv = _shown(args.venv.resolve())
     prepare, ablation = f"{venv}/bin/ablation-prepare", f"{venv}/bin/ablation"
     try:
-        move_aside(CHAIN, FIXED / "work", BUILD / "moved")
-        CHAIN.mkdir(parents=True)
-        experiment, review, d = CHAIN / "experiment.toml", CHAIN / "cases-review.toml", CHAIN / "prep"
-        e, r, dd, c = _shown(experiment), _shown(review), _shown(d), _shown(CHAIN)
-        if make_repos.main(["--build", str(BUILD), "--fixed", str(FIXED), "--experiment", str(experiment)]) != 0:
+        move_aside(chain, fixed / "work", build / "moved")
+        chain.mkdir(parents=True)
+        experiment, review, d = chain / "experiment.toml", chain / "cases-review.toml", chain / "prep"
+        e, r, dd, c = _shown(experiment), _shown(review), _shown(d), _shown(chain)
+        if make_repos.main(["--build", str(build), "--fixed", str(fixed), "--experiment", str(experiment)]) != 0:
             raise Stopped("make_repos.py refused (its message is above)")
         _run([prepare, "check", e])
         _run([prepare, "sheet", "cases", e, "--out", f"{c}/cases-review-sheet.md"])
         _run([prepare, "capture", e, "--dir", dd, "--cases-review", r, "--execute-owners", "--assert-no-index-access"])
-        (CHAIN / "staleness-review.toml").write_text(staleness_review(d / "staleness-sheet.md"), encoding="utf-8")
+        (chain / "staleness-review.toml").write_text(staleness_review(d / "staleness-sheet.md"), encoding="utf-8")
         _run([prepare, "assemble", "--dir", dd, "--staleness-review", f"{c}/staleness-review.toml"])
         identity = json.loads(_run([ablation, "identity"], env={}))["identityDigest"]
         values = {
             "PRE_REVIEW_MANIFEST_SHA256": _sha256(d / "SHA256SUMS.pre-review"),
             "EVALUATOR_IDENTITY_DIGEST": identity,
         }
-        (CHAIN / "pre-run-review.toml").write_text(_fill(PRE_RUN_TEMPLATE, values), encoding="utf-8")
+        (chain / "pre-run-review.toml").write_text(_fill(PRE_RUN_TEMPLATE, values), encoding="utf-8")
         _run([prepare, "freeze", "--dir", dd, "--pre-run-review", f"{c}/pre-run-review.toml"])
         _run([prepare, "check-freeze", "--dir", dd])
         sha, manifest = _sha256(d / "prepared.json"), _sha256(d / "SHA256SUMS.pre-run")
-        prepared, results = d / "prepared.json", CHAIN / "out" / "example.results.json"
+        prepared, results = d / "prepared.json", chain / "out" / "example.results.json"
         p, o = _shown(prepared), _shown(results)
         _run([ablation, "verify", "--input", p, "--input-sha256", sha], env={})
         results.parent.mkdir()

@@ -13,7 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.prepare import capture_background
+from tests.prepare.capfixtures import Made
 from tests.prepare.capture_background import Background
+from tests.prepare.chainfixtures import Chain, captured, make_chain
 
 _STARTED: dict[str, Background] = {}
 
@@ -58,3 +60,15 @@ def _end_background() -> Iterator[None]:
         if background.proc is not None and background.proc.poll() is None:
             background.proc.kill()
             background.proc.communicate()
+
+
+@pytest.fixture(scope="session")
+def captured_base(tmp_path_factory: pytest.TempPathFactory) -> Made:
+    """The stand-in experiment captured once (tests/prepare/chainfixtures.py); copy its D before changing it."""
+    return captured(tmp_path_factory.mktemp("captured") / "experiment")
+
+
+@pytest.fixture(scope="session")
+def chain(captured_base: Made, tmp_path_factory: pytest.TempPathFactory) -> Chain:
+    """That capture assembled, frozen, verified, run once, checked and archived (every step's output kept)."""
+    return make_chain(tmp_path_factory.mktemp("chain"), captured_base)
