@@ -26,11 +26,23 @@ from tests.prepare.chainfixtures import SEALED, Chain, sealed
 from tests.prepare.prepfixtures import errors_of
 
 FROZEN_D = [
-    "SHA256SUMS.pre-review", "SHA256SUMS.pre-run", "SHA256SUMS.pre-run.sig", "attempt.json", "attempts.jsonl",
-    "cases-review.toml", "experiment.toml", "freeze-record.json", "pre-run-review.toml", "pre-run-sheet.md",
-    "preparation-record.json", "prepared.json", "prepared.json.sha256", "raw", "staleness-review.toml",
+    "SHA256SUMS.pre-review",
+    "SHA256SUMS.pre-run",
+    "SHA256SUMS.pre-run.sig",
+    "attempt.json",
+    "attempts.jsonl",
+    "cases-review.toml",
+    "experiment.toml",
+    "freeze-record.json",
+    "pre-run-review.toml",
+    "pre-run-sheet.md",
+    "preparation-record.json",
+    "prepared.json",
+    "prepared.json.sha256",
+    "raw",
+    "staleness-review.toml",
     "staleness-sheet.md",
-]  # fmt: skip
+]
 
 
 def _sha(path: Path) -> str:
@@ -41,17 +53,22 @@ def test_every_step_exits_0(chain: Chain) -> None:
     assert {name: (ran.code, errors_of(ran)) for name, ran in chain.ran.items()} == {
         name: (0, []) for name in ("assemble", "freeze", "check-freeze", "check-freeze --results")
     }
-    assert {name: (done.returncode, done.stderr) for name, done in chain.done.items() if name != "run"} == {
-        name: (0, "") for name in ("keygen", "verify", "archive", "verify-archive")
-    }
+    assert {
+        name: (done.returncode, done.stderr) for name, done in chain.done.items() if name != "run"
+    } == dict.fromkeys(("keygen", "verify", "archive", "verify-archive"), (0, ""))
     assert chain.done["run"].returncode == 0, chain.done["run"].stderr
 
 
 def test_assemble_prints_every_file_it_wrote_with_its_sha256(chain: Chain) -> None:
     d = chain.d
     lines = chain.ran["assemble"].out.splitlines()
-    names = ["prepared.json", "prepared.json.sha256", "preparation-record.json", "pre-run-sheet.md",
-             "SHA256SUMS.pre-review"]  # fmt: skip
+    names = [
+        "prepared.json",
+        "prepared.json.sha256",
+        "preparation-record.json",
+        "pre-run-sheet.md",
+        "SHA256SUMS.pre-review",
+    ]
     assert lines == [f"{_sha(d / name)}  {d / name}" for name in names] + [
         "assemble complete: 1 repository, 10 cases, structural evidence available for 3; no ranking computed"
     ]
@@ -65,8 +82,15 @@ def test_d_after_freeze_and_the_run(chain: Chain) -> None:
 
 def test_freeze_prints_the_input_hash_the_manifest_hash_and_the_marker(chain: Chain) -> None:
     d, root = chain.d, chain.root
-    public = subprocess.run(["openssl", "pkey", "-pubin", "-in", str(root / "k.pub"), "-outform", "DER"],
-                            capture_output=True, check=False).stdout if shutil.which("openssl") else b""  # fmt: skip
+    public = (
+        subprocess.run(
+            ["openssl", "pkey", "-pubin", "-in", str(root / "k.pub"), "-outform", "DER"],
+            capture_output=True,
+            check=False,
+        ).stdout
+        if shutil.which("openssl")
+        else b""
+    )
     lines = chain.ran["freeze"].out.splitlines()
     assert lines[1:] == [
         f"{chain.prepared_sha256}  prepared.json",
@@ -75,7 +99,9 @@ def test_freeze_prints_the_input_hash_the_manifest_hash_and_the_marker(chain: Ch
     ]
     assert lines[0].startswith(f"signed: {d}/SHA256SUMS.pre-run.sig (public key sha256:")
     if public:
-        assert lines[0] == f"signed: {d}/SHA256SUMS.pre-run.sig (public key sha256:{hashlib.sha256(public).hexdigest()})"
+        assert (
+            lines[0] == f"signed: {d}/SHA256SUMS.pre-run.sig (public key sha256:{hashlib.sha256(public).hexdigest()})"
+        )
 
 
 def test_the_freeze_record(chain: Chain) -> None:
@@ -105,7 +131,7 @@ def test_both_manifests_pass_sha256sum_and_the_pre_run_one_extends_the_pre_revie
     assert added == ["SHA256SUMS.pre-review", "freeze-record.json", "pre-run-review.toml"]
     paths = [line.split("  ", 1)[1] for line in pre_run]
     assert paths == sorted(paths, key=lambda p: p.encode("utf-8"))
-    listed = {p for p in paths}
+    listed = set(paths)
     on_disk = {str(p.relative_to(d)) for p in d.rglob("*") if p.is_file()}
     assert on_disk - listed == {"SHA256SUMS.pre-run", "SHA256SUMS.pre-run.sig", "attempt.json"}
 
@@ -113,8 +139,19 @@ def test_both_manifests_pass_sha256sum_and_the_pre_run_one_extends_the_pre_revie
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
 def test_the_signature_verifies_with_openssl_pkeyutl_rawin(chain: Chain) -> None:
     d = chain.d
-    argv = ["openssl", "pkeyutl", "-verify", "-pubin", "-inkey", str(chain.root / "k.pub"), "-rawin", "-in",
-            str(d / "SHA256SUMS.pre-run"), "-sigfile", str(d / "SHA256SUMS.pre-run.sig")]  # fmt: skip
+    argv = [
+        "openssl",
+        "pkeyutl",
+        "-verify",
+        "-pubin",
+        "-inkey",
+        str(chain.root / "k.pub"),
+        "-rawin",
+        "-in",
+        str(d / "SHA256SUMS.pre-run"),
+        "-sigfile",
+        str(d / "SHA256SUMS.pre-run.sig"),
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (0, "Signature Verified Successfully\n")
     assert len((d / "SHA256SUMS.pre-run.sig").read_bytes()) == 64
@@ -136,11 +173,13 @@ def test_coverage_eligibility_and_availability_are_what_prepare_recorded(chain: 
     done = sealed("verify", "--input", chain.d / "prepared.json", "--input-sha256", chain.prepared_sha256, "--json")
     summary = json.loads(done.stdout)
     record = json.loads((chain.d / "preparation-record.json").read_bytes())
-    assert [(r["id"], r["items"], r["metadataPresent"], r["sourceListEligible"], r["trackedPaths"])
-            for r in summary["repositories"]] == [
+    assert [
+        (r["id"], r["items"], r["metadataPresent"], r["sourceListEligible"], r["trackedPaths"])
+        for r in summary["repositories"]
+    ] == [
         (r["id"], r["itemCount"], r["metadataPresentCount"], r["sourceListEligible"], r["trackedPathCount"])
         for r in record["repositories"]
-    ]  # fmt: skip
+    ]
     assert [(c["id"], c["structuralAvailable"], c["structuralFailure"]) for c in summary["cases"]] == [
         (c["id"], c["structuralAvailable"], c["structuralFailure"]) for c in record["cases"]
     ]
@@ -214,13 +253,27 @@ def test_a_second_run_with_the_frozen_marker_exits_5_before_reading_the_input(ch
     unreadable = tmp_path / "prepared.json"
     shutil.copyfile(chain.d / "prepared.json", unreadable)
     unreadable.chmod(0)
-    argv = [*_unreadable_prefix(), str(SEALED / "ablation"), "run", "--input", str(unreadable), "--input-sha256",
-            chain.prepared_sha256, "--output", str(tmp_path / "again.json")]  # fmt: skip
-    again = subprocess.run([*argv, "--attempt-record", str(marker)], capture_output=True, text=True, env={}, check=False)
+    argv = [
+        *_unreadable_prefix(),
+        str(SEALED / "ablation"),
+        "run",
+        "--input",
+        str(unreadable),
+        "--input-sha256",
+        chain.prepared_sha256,
+        "--output",
+        str(tmp_path / "again.json"),
+    ]
+    again = subprocess.run(
+        [*argv, "--attempt-record", str(marker)], capture_output=True, text=True, env={}, check=False
+    )
     control = subprocess.run(argv, capture_output=True, text=True, env={}, check=False)
-    assert (again.returncode, again.stderr) == (5, (
-        f"ablation: attempt record {str(marker)!r} already exists: this experiment's one run was already attempted "
-        "(the input was not read); it is never overwritten\n"
-    ))  # fmt: skip
+    assert (again.returncode, again.stderr) == (
+        5,
+        (
+            f"ablation: attempt record {str(marker)!r} already exists: this experiment's one run was already attempted "
+            "(the input was not read); it is never overwritten\n"
+        ),
+    )
     assert control.returncode == 2 and control.stderr.endswith("Permission denied\n")
     assert marker.read_bytes() == before and not (tmp_path / "again.json").exists()
