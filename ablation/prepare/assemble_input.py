@@ -228,7 +228,9 @@ def _method(built: BuiltRepository, experiment: Experiment, review: StalenessRev
     if not is_nbtext(method, 2000) or not is_normalized(method):
         at = f"{review.path} -> {where('repository', entry.index, 'reviewer')}"
         expected = "a method text that is a normalized NBText(2000) (it names the reviewer; it is never normalised)"
-        raise PrepareRejected([Finding("STALE-4", at, expected, show(method))])
+        what = "not normalized" if not is_normalized(method) else "too long"
+        found = f"{len(method)} code points, {what}, naming the reviewer {show(entry.reviewer)}: {show(method)}"
+        raise PrepareRejected([Finding("STALE-4", at, expected, found)])
     return method
 
 

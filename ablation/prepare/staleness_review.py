@@ -118,12 +118,16 @@ def _one_per_repository(path: str, entries: list[StalenessEntry], ids: Sequence[
     return by_id
 
 
+def _listed(paths: Sequence[str]) -> str:
+    return "[" + ", ".join(show(p) for p in paths) + "]"
+
+
 def _check_lists(path: str, entry: StalenessEntry, sample: Sequence[str]) -> None:
     """ASM-7: ``sampled`` is the sheet's list, in its order; ``stale`` a subset of it, each path once."""
     if list(entry.sampled) != list(sample):
         at = where("repository", entry.index, "sampled")
-        expected = f"the sheet's sampled paths of {show(entry.id)}, in its order: {show(list(sample))}"
-        raise _refuse(path, "ASM-7", at, expected, show(list(entry.sampled)))
+        expected = f"the sheet's sampled paths of {show(entry.id)}, in its order: {_listed(sample)}"
+        raise _refuse(path, "ASM-7", at, expected, _listed(entry.sampled))
     seen: set[str] = set()
     for k, stale in enumerate(entry.stale):
         at = where("repository", entry.index, "stale", k)
