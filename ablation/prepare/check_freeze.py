@@ -260,6 +260,9 @@ def run_check_freeze(args: argparse.Namespace, say: Callable[[str], None], warn:
     folder, shown = os.path.abspath(args.dir), args.dir
     if not os.path.isdir(folder):
         raise UsageError(f"--dir {args.dir!r} is not a folder")
+    if not os.path.lexists(os.path.join(folder, PRE_RUN)):
+        where = posixpath.join(shown, PRE_RUN)
+        raise _fail("FRZ-1", where, f"a frozen preparation directory: the manifest {PRE_RUN}", "no such file")
     record = _freeze_record(folder, shown)
     marker = _marker_in_d(folder, record["attemptRecord"])
     entries = verify_manifest(folder, shown, PRE_RUN, unlisted=(PRE_RUN, SIGNATURE, *((marker,) if marker else ())))
