@@ -88,7 +88,7 @@ def _end_background() -> Iterator[None]:
     for runs in _EXAMPLE.values():
         if runs.proc is not None and runs.proc.poll() is None:
             os.killpg(runs.proc.pid, signal.SIGKILL)  # its own session: the example's children go with it
-            runs.proc.communicate()
+            runs.proc.wait()
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,7 +64,7 @@ class ExampleRuns:
     def wait(self) -> list[tuple[int, str]]:
         """Each run's exit code and output, once both ended."""
         assert self.proc is not None
-        self.proc.communicate(timeout=900)
+        self.proc.wait(timeout=900)
         return [
             (int(Path(f"{c}.code").read_text()), Path(f"{c}.log").read_text(encoding="utf-8")) for c in self.checkouts
         ]
@@ -79,4 +80,6 @@ def start(root: Path) -> ExampleRuns:
     proc = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
+    # Reaped the moment it ends, so it is never a zombie child of the test process meanwhile.
+    threading.Thread(target=proc.wait, name="example-runs-reaper", daemon=True).start()
     return ExampleRuns(checkouts, fixed, proc)
