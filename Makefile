@@ -170,8 +170,10 @@ $(STAMP): $(LOCK_STAMP) pyproject.toml tools/seal.py $(PKG_SOURCES) | $(DEV_STAM
 	$(DEV_VENV)/bin/python -m pip wheel --quiet --no-deps --no-build-isolation --no-cache-dir -w $(DIST) .
 	$(DEV_VENV)/bin/python -m pip --python $(VENV)/bin/python install --quiet --no-compile --no-deps \
 	  --force-reinstall $(DIST)/ablation-*.whl
-	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock
+	@# The stamp exists before sealing, so the sealed inventory of the venv's folder lists it (a file made
+	@# after sealing would be refused as unlisted); if sealing fails, .DELETE_ON_ERROR removes it again.
 	touch $@
+	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock
 
 venv: $(STAMP) ## build the sealed .venv from requirements.lock (the other targets do it when needed)
 
@@ -179,8 +181,8 @@ closure-check: $(STAMP) ## check .venv against its closure manifest from outside
 	tools/closure-check.sh $(VENV)
 
 seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the interpreter or its libraries
-	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock
 	touch $(STAMP)
+	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock || { rm -f $(STAMP); exit 1; }
 
 # ---------------------------------------------------------------- everyday targets
 test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-dev/bin/python -m pytest)

@@ -32,6 +32,7 @@ _MAX_BYTE_COUNT = 1 << 40
 _DIGITS = re.compile(r"[0-9]{1,15}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
+_FINGERPRINT = _IMAGE_ID  # the same spelling: "sha256:" and 64 lowercase hex digits
 _SEEN = "_options_given"
 OPTIONS_GIVEN = _SEEN
 """The namespace member :class:`Once` keeps its bookkeeping in (dropped after parsing)."""
@@ -102,6 +103,25 @@ def _image_id(text: str) -> str:
     return text
 
 
+def _fingerprint(text: str) -> str:
+    """A public key fingerprint as ``keygen`` prints it: ``sha256:`` and 64 lowercase hex digits (argparse type)."""
+    if _FINGERPRINT.fullmatch(text) is None:
+        msg = f"not a key fingerprint ('sha256:' and 64 lowercase hex digits, as keygen prints it): {text[:80]!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
+def _expect_key(parser: argparse.ArgumentParser) -> None:
+    _option(
+        parser,
+        "--expect-key",
+        "FP",
+        "sha256:<hex> fingerprint the --public-key must have (keygen prints it); "
+        "exit 3 for another key or an unsigned bundle",
+        type=_fingerprint,
+    )
+
+
 def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str, **kwargs: Any) -> None:
     """An option taking one value, given at most once; a path unless ``type`` says otherwise."""
     kwargs.setdefault("type", _path)
@@ -164,8 +184,13 @@ def _add_archive(archive: argparse.ArgumentParser) -> None:
 
 
 def _add_notes(notes: argparse.ArgumentParser) -> None:
-    _option(notes, "--results", "OUT", "the results file written by run", required=True)
-    _option(notes, "--bundle", "B", "its evidence bundle: cite its digests and report its signature")
+    _option(notes, "--results", "OUT", "the results file written by run (default: the bundle's results.json)")
+    _option(
+        notes,
+        "--bundle",
+        "B",
+        "its evidence bundle (.tar.gz, read as verify-archive reads it): recompute the result, cite its digests",
+    )
     _option(
         notes,
         "--image-digest",
@@ -174,6 +199,7 @@ def _add_notes(notes: argparse.ArgumentParser) -> None:
         type=_image_id,
     )
     _option(notes, "--public-key", "P", "Ed25519 PEM public key: check the bundle's signature")
+    _expect_key(notes)
 
 
 def _command(
@@ -206,6 +232,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     _option(
         verify_archive, "--public-key", "P", "Ed25519 PEM public key: the bundle must carry a valid signature by it"
     )
+    _expect_key(verify_archive)
     keygen = _command(sub, "keygen", "make an Ed25519 key pair for signing bundles")
     _option(keygen, "--private-key", "K", "new private key file (PEM, mode 0600)", required=True)
     _option(keygen, "--public-key", "P", "new public key file (PEM)", required=True)

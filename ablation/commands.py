@@ -276,7 +276,7 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.writer import create_bundle  # noqa: PLC0415
 
-    digest, warning = create_bundle(
+    digest, warning, signed_by = create_bundle(
         input_path=args.input,
         results_path=args.results,
         bundle_path=args.bundle,
@@ -284,6 +284,12 @@ def _cmd_archive(args: argparse.Namespace) -> int:
         sign_key_path=args.sign_key,
     )
     _warn(warning)
+    if signed_by is not None:  # on stderr: stdout stays the one "<sha256>  <bundle>" line sha256sum reads
+        print(
+            f"ablation: signed SHA256SUMS with Ed25519; the public key's fingerprint is {signed_by} "
+            "(reviewers check the signature with --public-key and --expect-key)",
+            file=sys.stderr,
+        )
     print(f"{digest}  {args.bundle}")
     return 0
 
@@ -292,8 +298,10 @@ def _cmd_verify_archive(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.verifier import verify_bundle  # noqa: PLC0415
 
-    report = verify_bundle(args.bundle, public_key_path=args.public_key)
+    report = verify_bundle(args.bundle, public_key_path=args.public_key, expect_key=args.expect_key)
     print(report.render())
+    for warning in report.warnings():
+        print(f"ablation: warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -301,9 +309,14 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.keys import keygen  # noqa: PLC0415
 
-    for warning in keygen(args.private_key, args.public_key):
+    key_fingerprint, warnings = keygen(args.private_key, args.public_key)
+    for warning in warnings:
         _warn(warning)
     print(f"wrote {args.private_key} and {args.public_key}")
+    print(
+        f"public key fingerprint {key_fingerprint} (SHA-256 of its DER SubjectPublicKeyInfo; "
+        "publish it where reviewers can trust it: they pass it to --expect-key)"
+    )
     return 0
 
 
@@ -316,6 +329,7 @@ def _cmd_notes(args: argparse.Namespace) -> int:
         bundle_path=args.bundle,
         image_digest=args.image_digest,
         public_key_path=args.public_key,
+        expect_key=args.expect_key,
         warn=_warn,
     )
     sys.stdout.write(text)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ablation.bundle.evidence import collect_extras
-from ablation.bundle.keys import load_private_key
+from ablation.bundle.keys import fingerprint, load_private_key
 from ablation.bundle.layout import (
     INDEX,
     SIGNATURE,
@@ -128,13 +128,13 @@ def create_bundle(
     evidence_paths: Sequence[str] = (),
     sign_key_path: str | None = None,
     environ: Mapping[str, str] | None = None,
-) -> tuple[str, str | None]:
+) -> tuple[str, str | None, str | None]:
     """Write the evidence bundle of one input and its results file.
 
     Returns:
-        ``(bare hex SHA-256 of the bundle, durability warning or None)``: the
-        warning says what could not be confirmed once the bundle was in place
-        (:func:`ablation.output.write_exclusive`).
+        ``(bare hex SHA-256 of the bundle, durability warning, fingerprint)``: the warning (or ``None``)
+        is :func:`ablation.output.write_exclusive`'s; the fingerprint (:func:`ablation.bundle.keys.fingerprint`)
+        is the signing key's, ``None`` when the bundle is not signed.
 
     Steps: refuse an existing bundle; read the signing key and ``--evidence`` files; read the
     input once (a ``.json.gz`` is decompressed; the bundle keeps the bytes read); the results file
@@ -179,4 +179,4 @@ def create_bundle(
     top, shown = top_folder(loaded.sha256), f"results file {results_path!r}"
     data = _recomputed_bundle(parsed, top, files, mtime, results, recorded, shown)
     warning = write_exclusive(bundle_path, data)
-    return sha256_hex(data), warning
+    return sha256_hex(data), warning, None if signer is None else fingerprint(signer)

@@ -881,7 +881,7 @@ def test_notes_checks_the_bundled_input_hashes(
     capsys.readouterr()
     assert run_ablation("notes", "--results", results, "--bundle", path) == 3
     err = capsys.readouterr().err
-    assert f"results.json: has inputGzipSha256 {'f' * 64}, but ablation-bundle-" in err
+    assert f"results.json: has inputGzipSha256 {'f' * 64}, but input/prepared.json is not a .gz file" in err
     assert err.count("\n") == 1
 
 

@@ -19,8 +19,11 @@ EXAMPLE = REPO / "examples" / "prepared-input.json"
 LINE = "interrupted by {name}; stopped (an output file is written completely or not at all)"
 
 # Runs ablation with argv, after making {target} send {name} to the process first.
+# SIGINT is set to its default first: a caller that started the test run in the background (nohup,
+# `&` in a script) hands every child an ignored SIGINT, which the command rightly keeps ignoring.
 HOOK = """
 import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import {module} as where
 real = where.{target}
 def hooked(*args, **kwargs):
@@ -75,7 +78,9 @@ def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
     """A caller that ignores SIGINT (``nohup``, a background job) gets a finished run."""
     code = "import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); " + HOOK.format(
         module="ablation.pipeline", target="evaluate", name="SIGINT"
-    ).replace("\nimport os, signal, sys\n", "\nimport os\n")
+    ).replace("\nimport os, signal, sys\n", "\nimport os\n").replace(
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n", ""
+    )
     (tmp_path / "in.json").write_bytes(EXAMPLE.read_bytes())
     argv = ["run", "--input", str(tmp_path / "in.json"), "--output", str(tmp_path / "r.json")]
     proc = subprocess.run(

@@ -13,6 +13,7 @@ import pytest
 
 from ablation import notes
 from ablation.canonical import canonical_digest
+from ablation.recorded.schema import ShapeError
 from ablation.results_file import RecordedResults, load_results
 from tests.builders import prepared
 from tests.builders.paths import INPUTS
@@ -284,23 +285,14 @@ def _recorded(members: dict[str, Any]) -> RecordedResults:
     return load_results(json.dumps(value).encode(), "results")
 
 
-def test_build_notes_survives_values_of_the_wrong_type() -> None:
-    """The pure renderer shows what it cannot compute with as absent instead of failing."""
-    gates = [
-        {"id": "G4a", "measured": {"delta": {"exact": "1/0"}, "paths": {"exact": "x"}}},
-        {"id": "G2", "measured": {"casesPerRepository": 5}},
-        {"id": ["unhashable"]},
-        {"id": "G7", "measured": {"repositories": True, "cases": 3}},
-    ]
-    recorded = {
-        "result": {"pairwise": {"source_list": {"perRepository": {"r": {"caseIds": [["x"], {}]}}}}},
-        "gateAssessment": {"gates": gates},
-    }
-    text = notes.build_notes(_recorded(recorded), results_sha256="0" * 64)
-    assert "| G4a | `null` | delta not demonstrated (empty population) | — | ≥ — | — | null |" in text
+def test_build_notes_refuses_values_of_the_wrong_type() -> None:
+    """Issue 22 item 4: the renderer gets typed records; a value of the wrong type never reaches it."""
+    recorded = {"result": {"pairwise": {"source_list": {"perRepository": {"r": {"caseIds": [["x"], {}]}}}}}}
+    with pytest.raises(ShapeError, match=r"^/result/protocol is absent, not a string$"):
+        notes.build_notes(_recorded(recorded), results_sha256="0" * 64)
 
 
-def test_not_demonstrated_reduction_is_shown_as_such() -> None:
+def test_not_demonstrated_reduction_is_shown_as_such(minimal_results: Path) -> None:
     gate = {
         "id": "G4b",
         "name": "unnecessary_reduction",
@@ -308,13 +300,16 @@ def test_not_demonstrated_reduction_is_shown_as_such() -> None:
         "numericStatus": "not_demonstrated",
         "basis": "b",
         "measured": {
+            "population": {"repositoryCount": 0, "caseCount": 0, "repositoryIds": []},
             "paths": {"exact": "0", "value": 0.0},
             "sourceList": {"exact": "0", "value": 0.0},
             "reduction": None,
             "threshold": {"exact": "1/5", "value": 0.2},
         },
     }
-    text = notes.build_notes(_recorded({"gateAssessment": {"gates": [gate]}}), results_sha256="0" * 64)
+    members = json.loads(minimal_results.read_bytes())
+    members["gateAssessment"]["gates"][4] = gate
+    text = notes.build_notes(_recorded(members), results_sha256="0" * 64)
     assert (
         "| G4b | `unnecessary_reduction` | reduction not demonstrated (paths baseline is 0) | — | ≥ 1/5 "
         "| not_demonstrated | not_demonstrated |" in text
@@ -353,7 +348,10 @@ def test_a_treatment_without_metrics_in_one_repository_is_left_out_of_its_mean(
             case["arms"]["source_list"]["metrics"] = None
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(recorded), encoding="utf-8")
-    text = _notes(capsys, "--results", edited)
+    capsys.readouterr()
+    assert run_ablation("notes", "--results", edited) == 3  # issue 22: `notes` drafts only from a consistent file
+    assert "arm source_list: available, but it records no metrics" in capsys.readouterr().err
+    text = notes.build_notes(load_results(edited.read_bytes(), "results"), results_sha256="0" * 64)
     section = text[text.index("### paths vs `source_list`") : text.index("### paths vs `structural`")]
     assert "| `dspx` | 10 | 1/5 (0.2) | — | — | 2/5 (0.4) | — | 16/5 (3.2) | — | — | 6/5 (1.2) | — |" in section
     assert (

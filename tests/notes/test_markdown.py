@@ -167,7 +167,7 @@ def test_code_span_outside_a_table_leaves_pipes() -> None:
         ("`", "\\`"),
         ("a\r\nb\tc", "a b c"),
         ("\x1b[31m", "␛\\[31m"),
-        ("\u202egnp.exe", "\ufffdgnp.exe"),
+        ("\u202egnp.exe", "\\\\u202egnp.exe"),
         ("http://x.invalid", "http\\://x.invalid"),
         ("0.5 and a-b: c", "0.5 and a-b: c"),
     ],
