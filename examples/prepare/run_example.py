@@ -90,7 +90,7 @@ def move_aside(chain: Path, work: Path, moved: Path) -> Path | None:
     target.mkdir(parents=True)
     for path in earlier:
         shutil.move(str(path), str(target / path.name))
-        _say(f"moved aside: {path} -> {_shown(target / path.name)} (preparation deletes nothing)")
+        _say(f"moved aside: {_shown(path)} -> {_shown(target / path.name)} (preparation deletes nothing)")
     return target
 
 
