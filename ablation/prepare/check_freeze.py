@@ -127,7 +127,9 @@ def _signature(folder: str, shown: str, public_key: str | None, say: Callable[[s
 
 def _bindings(folder: str, shown: str, entries: dict[str, str], record: dict[str, Any]) -> None:
     """Step 3 of the module docstring (FRZ-9, and the reviews' own rules)."""
-    pre_review = verify_manifest(folder, shown, PRE_REVIEW, unlisted=(PRE_REVIEW, *FROZEN, record["attemptRecord"]))
+    marker = _marker_in_d(folder, record["attemptRecord"])
+    unlisted = (PRE_REVIEW, *FROZEN, *((marker,) if marker else ()))
+    pre_review = verify_manifest(folder, shown, PRE_REVIEW, unlisted=unlisted)
     expected = {**pre_review, PRE_REVIEW: entries.get(PRE_REVIEW), PRE_RUN_COPY: entries.get(PRE_RUN_COPY)}
     expected[FREEZE_RECORD] = entries.get(FREEZE_RECORD)
     if expected != entries:

@@ -207,3 +207,20 @@ def test_FRZ_5_a_review_of_another_manifest_is_exit_3(d: Path) -> None:
         f"SHA256SUMS.pre-review, {sha}; found '{'0' * 64}': the review is of other bytes",
         pre_run_review(d, IDENTITY, manifest="0" * 64),
     )
+
+
+def test_a_marker_given_as_an_absolute_path_inside_d_is_the_one_unlisted_file(d: Path) -> None:
+    marker = d / "run-once.json"
+    assert _freeze(d, None, "--attempt-record", marker).code == 0
+    assert json.loads((d / "freeze-record.json").read_bytes())["attemptRecord"] == str(marker)
+    record = {
+        "schema": "ablation.attempt_record.v1",
+        "inputSha256": _sha(d / "prepared.json"),
+        "preRunManifestSha256": None,
+        "output": "out.json",
+        "identityDigest": IDENTITY,
+    }
+    marker.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    ran = run_prepare("check-freeze", "--dir", d)
+    assert (ran.code, errors_of(ran)) == (0, [])
+    assert f"attempt marker: {marker} exists: the one run was attempted, with the frozen input" in ran.out
