@@ -132,13 +132,10 @@ class BuiltRepository:
 
 
 def _exit_code(view: LedgerView, step: str, attempt: int) -> int | None:
+    """source-list's exit status as the ledger recorded it for ``attempt`` of ``step``."""
     for entry in view.entries:
-        if (entry["entry"], entry.get("step"), entry.get("attempt"), entry.get("spawn")) == (
-            "spawn",
-            step,
-            attempt,
-            "source-list",
-        ):
+        same = entry.get("step") == step and entry.get("attempt") == attempt
+        if same and entry["entry"] == "spawn" and entry.get("spawn") == "source-list":
             code = entry.get("exitCode")
             return code if isinstance(code, int) else None
     return None
