@@ -122,7 +122,7 @@ ATTEMPT_FLAGS := $(if $(ATTEMPT_RECORD),--attempt-record "$(ATT)") \
 
 .PHONY: help test lint docs verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths \
         wheelhouse attempt-record-place venv dev-venv seal closure-check lock lock-check nix-lock clean mutate \
-        prepare-check prepare-sheet prepare-capture
+        prepare-check prepare-sheet prepare-capture prepare-assemble prepare-freeze prepare-check-freeze prepare-example
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -139,7 +139,9 @@ help: ## show the targets and variables
 	@echo "  needs INPUT_SHA256; with RUNNER=image it must be in OUTPUT's folder), PRE_RUN_MANIFEST_SHA256"
 	@echo "preparation (docs/preparation.md): EXPERIMENT (prepare-check, prepare-sheet, prepare-capture),"
 	@echo "  SHEET (prepare-sheet; outside PREP_DIR), PREP_DIR, CASES_REVIEW, FILE_ACCESS=strace|asserted (no default),"
-	@echo "  ALLOW_UNAVAILABLE (case ids separated by spaces) (prepare-capture)"
+	@echo "  ALLOW_UNAVAILABLE (case ids separated by spaces) (prepare-capture), STALENESS_REVIEW (prepare-assemble),"
+	@echo "  PRE_RUN_REVIEW, SIGN_KEY, ATTEMPT_RECORD (prepare-freeze), PUBLIC_KEY, OUTPUT (prepare-check-freeze:"
+	@echo "  --results only when OUTPUT is given on the command line); prepare-example needs none"
 
 # ---------------------------------------------------------------- the two environments
 # The development environment: tests, benchmarks, linters, the build backend and pip-compile,
@@ -271,6 +273,31 @@ prepare-capture: $(STAMP) ## run the pinned owners once for EXPERIMENT into PREP
 	$(PREPARE) capture "$(EXPERIMENT)" --dir "$(PREP_DIR)" --cases-review "$(CASES_REVIEW)" --execute-owners \
 	  $(if $(filter strace,$(FILE_ACCESS)),--file-access-trace strace,--assert-no-index-access)$(if \
 	  $(strip $(ALLOW_UNAVAILABLE)), --allow-unavailable-structural $(foreach c,$(ALLOW_UNAVAILABLE),"$(c)"))
+
+# The staleness review binds to PREP_DIR/staleness-sheet.md; --gzip and --supersedes OLD_D are
+# ablation-prepare only (a deliberate act on one preparation, never a target's default).
+prepare-assemble: $(STAMP) ## build PREP_DIR/prepared.json from the capture, checked blind (STALENESS_REVIEW)
+	$(call required,prepare-assemble,PREP_DIR,preparation directory capture filled)
+	$(call required,prepare-assemble,STALENESS_REVIEW,staleness review .toml)
+	$(PREPARE) assemble --dir "$(PREP_DIR)" --staleness-review "$(STALENESS_REVIEW)"
+
+# Prints "<sha256>  prepared.json": what a preregistration cites and make run INPUT_SHA256= takes.
+prepare-freeze: $(STAMP) ## freeze PREP_DIR with PRE_RUN_REVIEW (SIGN_KEY, ATTEMPT_RECORD optional); print the input's hash
+	$(call required,prepare-freeze,PREP_DIR,assembled preparation directory)
+	$(call required,prepare-freeze,PRE_RUN_REVIEW,pre-run review .toml)
+	$(PREPARE) freeze --dir "$(PREP_DIR)" --pre-run-review "$(PRE_RUN_REVIEW)"$(if \
+	  $(ATTEMPT_RECORD), --attempt-record "$(ATTEMPT_RECORD)")$(if $(SIGN_KEY), --sign-key "$(SIGN_KEY)")
+
+# --results only when OUTPUT is given on the command line: the default OUTPUT of make run is never used here.
+prepare-check-freeze: $(STAMP) ## re-check the frozen PREP_DIR (PUBLIC_KEY; OUTPUT=<results> checks the run)
+	$(call required,prepare-check-freeze,PREP_DIR,frozen preparation directory)
+	$(PREPARE) check-freeze --dir "$(PREP_DIR)"$(if $(PUBLIC_KEY), --public-key "$(PUBLIC_KEY)")$(if \
+	  $(filter command line,$(origin OUTPUT)), --results "$(OUTPUT)")
+
+# The newcomer's first look: check, sheet, capture (stand-ins), assemble, freeze, check-freeze, verify, run.
+# Moves an earlier run (build/prepare-example/chain and the fixed work_root) into build/prepare-example/moved/.
+prepare-example: $(STAMP) ## the whole preparation of examples/prepare with the stand-ins, then verify and run it once
+	$(PYTHON) examples/prepare/run_example.py --venv "$(VENV)"
 
 # ---------------------------------------------------------------- lock
 lock: $(DEV_STAMP) ## re-lock requirements.in and requirements-dev.in (needs PyPI; UPGRADE=1 to upgrade)

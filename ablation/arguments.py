@@ -23,7 +23,7 @@ from typing import Any
 
 from ablation import __version__
 
-__all__ = ["DEFAULT_MAX_INPUT_BYTES", "parse_arguments"]
+__all__ = ["DEFAULT_MAX_INPUT_BYTES", "OPTIONS_GIVEN", "Once", "parse_arguments"]
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (ablation.commands).
@@ -34,10 +34,18 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 _IMAGE_ID = re.compile(r"sha256:[0-9a-f]{64}")
 _FINGERPRINT = _IMAGE_ID  # the same spelling: "sha256:" and 64 lowercase hex digits
 _SEEN = "_options_given"
+OPTIONS_GIVEN = _SEEN
+"""The namespace member :class:`Once` keeps its bookkeeping in (dropped after parsing)."""
 
 
-class _Once(argparse.Action):
-    """Store an option's value; a second occurrence is a usage error naming the option."""
+class Once(argparse.Action):
+    """Store an option's value; a second occurrence is a usage error naming the option.
+
+    :attr:`repeatable` names the options documented as repeatable (the message says so);
+    ``ablation-prepare`` uses a subclass with its own.
+    """
+
+    repeatable = "--evidence"
 
     def __call__(
         self,
@@ -46,16 +54,17 @@ class _Once(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
+        """Store the value (the constant of a switch); a second occurrence: exit 2 naming the option."""
         seen: set[str] = namespace.__dict__.setdefault(_SEEN, set())
         if self.dest in seen:
-            parser.error(f"{option_string} given twice; give it once (only --evidence may be repeated)")
+            parser.error(f"{option_string} given twice; give it once (only {self.repeatable} may be repeated)")
         seen.add(self.dest)
         setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
 
 
 def _flag(parser: argparse.ArgumentParser, name: str, text: str) -> None:
     """A switch (``store_true`` that may be given once)."""
-    parser.add_argument(name, action=_Once, nargs=0, const=True, default=False, help=text)
+    parser.add_argument(name, action=Once, nargs=0, const=True, default=False, help=text)
 
 
 def _byte_count(text: str) -> int:
@@ -116,7 +125,7 @@ def _expect_key(parser: argparse.ArgumentParser) -> None:
 def _option(parser: argparse.ArgumentParser, name: str, metavar: str, text: str, **kwargs: Any) -> None:
     """An option taking one value, given at most once; a path unless ``type`` says otherwise."""
     kwargs.setdefault("type", _path)
-    parser.add_argument(name, action=_Once, metavar=metavar, help=text, **kwargs)
+    parser.add_argument(name, action=Once, metavar=metavar, help=text, **kwargs)
 
 
 def _add_input(parser: argparse.ArgumentParser) -> None:
@@ -133,7 +142,7 @@ def _add_input(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--errors",
-        action=_Once,
+        action=Once,
         choices=("first", "all"),
         default="first",
         help="report the first violation (default) or every one found",

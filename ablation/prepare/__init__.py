@@ -38,4 +38,17 @@ Modules (one concept each):
 - :mod:`~ablation.prepare.build` and :mod:`~ablation.prepare.build_case`: the input's pieces
   built from D exactly as ``assemble`` builds them; :mod:`~ablation.prepare.staleness`: the
   sample and its sheet.
+
+``assemble``, ``freeze`` and ``check-freeze`` (PREPARE.md §6, §7), which start no process:
+
+- :mod:`~ablation.prepare.assemble` (the steps in order, the outputs) with
+  :mod:`~ablation.prepare.integrity` (D's files against the ledger),
+  :mod:`~ablation.prepare.assemble_input` (the whole input from the usable attempts),
+  :mod:`~ablation.prepare.staleness_review` (the staleness review) and
+  :mod:`~ablation.prepare.selfcheck` (the blind self-check);
+- :mod:`~ablation.prepare.record` and :mod:`~ablation.prepare.record_steps`: the preparation
+  record; :mod:`~ablation.prepare.prerun_sheet`: the pre-run sheet;
+- :mod:`~ablation.prepare.manifest`: D's files and the two ``SHA256SUMS`` manifests;
+- :mod:`~ablation.prepare.freeze` with :mod:`~ablation.prepare.prerun_review`, and
+  :mod:`~ablation.prepare.check_freeze`.
 """

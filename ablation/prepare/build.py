@@ -13,7 +13,8 @@ evaluator's own functions (:func:`ablation.canonical.canonical_digest`,
   from the usable ``raw/repositories`` attempt (:func:`read_repository_attempt`).
 - The staleness sample: :func:`staleness_pick` (``spread`` or ``first``, PREPARE.md §4),
   :func:`staleness_method` (the ``method`` text) and :func:`staleness_sample` (STALE-1's members).
-- A case: :mod:`ablation.prepare.build_case`.
+- A case: :func:`case_entry` (CASE-2's members: the identity triple, the bindings) and its
+  bundle (:mod:`ablation.prepare.build_case`).
 
 Spec: PREPARE.md §4 ("Raw texts of a case", "Staleness sample"), §6; SPEC.md §3.4, §4.3 … §4.11.
 """
@@ -26,15 +27,18 @@ import os
 from dataclasses import dataclass
 
 from ablation.canonical import canonical_digest, raw_digest
+from ablation.contracts.cases import question_id, target_basis_digest
 from ablation.contracts.execution import EXPORTER_ARGUMENTS
 from ablation.contracts.preparation import GIT_COMMAND
 from ablation.contracts.preparation import SCHEMA as PREPARATION_SCHEMA
-from ablation.prepare.experiment_file import Experiment
+from ablation.prepare.experiment_file import Case, Experiment
 from ablation.prepare.layout import request_path
 from ablation.strictjson import parse_text
+from ablation.text import identity_tokens
 
 __all__ = [
     "RepositoryCapture",
+    "case_entry",
     "preparation_observation",
     "read_bytes",
     "read_json",
@@ -237,3 +241,37 @@ def staleness_sample(
     }
     sample["sampleDigest"] = canonical_digest(sample)
     return sample
+
+
+# ------------------------------------------------------------------ a case
+
+
+def case_entry(case: Case, commit: str, raw_sha256: str, bundle: dict[str, object] | None) -> dict[str, object]:
+    """A case of the input (CASE-2's members in order): the experiment's values, the bindings, the identity triple.
+
+    ``intentSignature`` = D(identity tokens of the question), ``targetBasisDigest`` =
+    D({repositoryCommit, sourceListArtifactSha256, truth sorted}), ``questionId`` =
+    ``question:`` + D({repositoryId, intentSignature, targetBasisDigest}) (SPEC §3.4), each
+    by the evaluator's own function; ``truth`` stays in the author's order.
+
+    Args:
+        case: the ``[[case]]`` entry.
+        commit: its repository's commit.
+        raw_sha256: its repository's ``sourceListArtifact.rawSha256``.
+        bundle: the structural bundle, or ``None`` (``null``: no ``[case.sci]``, or no receipt).
+    """
+    intent = canonical_digest(identity_tokens(case.question))
+    basis = target_basis_digest(commit, raw_sha256, list(case.truth))
+    return {
+        "id": case.id,
+        "repositoryId": case.repository,
+        "repositoryCommit": commit,
+        "sourceListArtifactSha256": raw_sha256,
+        "question": case.question,
+        "questionId": question_id(case.repository, intent, basis),
+        "intentSignature": intent,
+        "targetBasisDigest": basis,
+        "maxItems": case.max_items,
+        "truth": list(case.truth),
+        "structuralEvidence": bundle,
+    }

@@ -25,7 +25,15 @@ from ablation.prepare.build import read_bytes, read_json, sci_command
 from ablation.prepare.experiment_file import Case, Experiment
 from ablation.strictjson import JsonGrammarError, parse_text
 
-__all__ = ["CaseTexts", "case_bundle", "expected_provenance", "first_receipt", "read_case_attempt", "receipt_count"]
+__all__ = [
+    "CaseTexts",
+    "case_bundle",
+    "execution_observation",
+    "expected_provenance",
+    "first_receipt",
+    "read_case_attempt",
+    "receipt_count",
+]
 
 _JSON_WHITESPACE = " \t\n\r"
 
@@ -144,6 +152,47 @@ def _raw_evidence(texts: dict[str, str]) -> dict[str, object]:
     return raw
 
 
+def execution_observation(
+    *,
+    command: list[str],
+    repository_commit: str,
+    receipt_digest: object,
+    sci_artifact: dict[str, object],
+    backend_artifact: dict[str, object],
+    texts: dict[str, str],
+    cleanup: dict[str, object],
+) -> dict[str, object]:
+    """``executionObservation`` (OBS-1's members in order, ``observationDigest`` = D(the rest) last).
+
+    Args:
+        command: OBS-13's argv; its last element is the request path (``requestArtifact.path``).
+        repository_commit: the repository's commit.
+        receipt_digest: the receipt's ``receiptDigest`` (``None`` when it has none).
+        sci_artifact, backend_artifact: ``sciArtifact`` (OBS-9's members) and ``backendArtifact`` (OBS-11's).
+        texts: the raw texts decoded as UTF-8: ``request``, ``stdout``, ``stderr``, ``process``,
+            ``state``, ``transcript``; the members ``targetState`` and ``process`` are the parsed
+            ``state`` and ``process`` texts.
+        cleanup: the observed ``{completed, temporaryRootsRemoved}``.
+    """
+    raw = _raw_evidence(texts)
+    observation: dict[str, object] = {
+        "schema": OBSERVATION_SCHEMA,
+        "receiptDigest": receipt_digest,
+        "repositoryCommit": repository_commit,
+        "requestArtifact": {"path": command[-1], "sha256": raw["requestSha256"]},
+        "command": command,
+        "commandDigest": canonical_digest(command),
+        "sciArtifact": sci_artifact,
+        "backendArtifact": backend_artifact,
+        "rawEvidence": raw,
+        "targetState": parse_text(texts["state"]).value,
+        "process": parse_text(texts["process"]).value,
+        "cleanup": {"completed": cleanup["completed"], "temporaryRootsRemoved": cleanup["temporaryRootsRemoved"]},
+    }
+    observation["observationDigest"] = canonical_digest(observation)
+    return observation
+
+
 def case_bundle(
     experiment: Experiment, case: Case, commit: str, *, sci_revision: str, texts: CaseTexts
 ) -> tuple[dict[str, object] | None, str | None]:
@@ -163,37 +212,26 @@ def case_bundle(
         return None, why
     tools = experiment.tools
     request = parse_text(decoded["request"]).value
-    command = sci_command(experiment, case.index)
-    raw = _raw_evidence(decoded)
-    observation: dict[str, object] = {
-        "schema": OBSERVATION_SCHEMA,
-        "receiptDigest": receipt.get("receiptDigest") if isinstance(receipt, dict) else None,
-        "repositoryCommit": commit,
-        "requestArtifact": {"path": command[-1], "sha256": raw["requestSha256"]},
-        "command": command,
-        "commandDigest": canonical_digest(command),
-        "sciArtifact": {
+    observation = execution_observation(
+        command=sci_command(experiment, case.index),
+        repository_commit=commit,
+        receipt_digest=receipt.get("receiptDigest") if isinstance(receipt, dict) else None,
+        sci_artifact={
             "name": tools["sci"].name,
             "version": tools["sci"].version,
             "path": tools["sci"].path,
             "revision": sci_revision,
             "sha256": "sha256:" + tools["sci"].sha256,
         },
-        "backendArtifact": {
+        backend_artifact={
             "name": tools["backend"].executable_name,
             "version": tools["backend"].executable_version,
             "path": tools["backend"].path,
             "sha256": "sha256:" + tools["backend"].sha256,
         },
-        "rawEvidence": raw,
-        "targetState": parse_text(decoded["state"]).value,
-        "process": parse_text(decoded["process"]).value,
-        "cleanup": {
-            "completed": texts.cleanup["completed"],
-            "temporaryRootsRemoved": texts.cleanup["temporaryRootsRemoved"],
-        },
-    }
-    observation["observationDigest"] = canonical_digest(observation)
+        texts=decoded,
+        cleanup=texts.cleanup,
+    )
     bundle = {
         "expectedRequest": request,
         "expectedRequestDigest": canonical_digest(request),

@@ -34,7 +34,7 @@ from ablation.prepare.gitread import MINIMUM_GIT, GitFailed, GitReader, parse_ve
 from ablation.prepare.pins import check_pins, derive_revision
 from ablation.prepare.tomltext import where
 
-__all__ = ["CheckReport", "Overlap", "read_experiment", "run_check", "seed_truth_overlaps"]
+__all__ = ["CheckReport", "Overlap", "read_experiment", "run_check", "seed_truth_overlaps", "warn_overlaps"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +132,7 @@ def _derive_revisions(git: GitReader, experiment: Experiment, report: CheckRepor
                 report.revisions[key] = revision
 
 
-def _warn_overlaps(experiment: Experiment, findings: Findings) -> None:
+def warn_overlaps(experiment: Experiment, findings: Findings) -> None:
     """PRE-25: a path seed that is a truth path (the structural arm would be sent to the answer)."""
     for case in experiment.cases:
         for overlap in seed_truth_overlaps(case):
@@ -156,7 +156,7 @@ def run_check(experiment: Experiment, *, git_for: Callable[[str], GitReader] = G
     check_experiment_values(experiment, findings)
     identities = check_cases(experiment, findings)
     report = CheckReport(experiment, findings, identities)
-    _warn_overlaps(experiment, findings)
+    warn_overlaps(experiment, findings)
     check_pins(experiment, findings)
     git = _usable_git(experiment, report, git_for)
     if git is not None:

@@ -8,6 +8,11 @@ whose bytes no longer match its pin); 4 rejected (a PRE rule, or the SPEC rule
 the experiment file already breaks, at its TOML location); 5 output refused;
 6 resources exhausted; 1 internal error (a bug, shown with its traceback).
 
+The command line takes exactly what was typed, as ``ablation``'s does
+(:mod:`ablation.arguments`): no abbreviations, and an option given twice is a
+usage error naming it (exit 2); only ``--allow-unavailable-structural`` may be
+repeated (each occurrence adds its case ids). No option takes a number.
+
 Spec: PREPARE.md §2.
 """
 
@@ -16,8 +21,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from ablation import __version__
+from ablation.arguments import OPTIONS_GIVEN, Once
 from ablation.errors import RESOURCE_ERRNOS, AblationError
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
@@ -26,6 +33,12 @@ __all__ = ["main"]
 
 _PROG = "ablation-prepare"
 _EXIT_RESOURCES = 6
+
+
+class _Once(Once):
+    """An option given at most once (exit 2 naming it otherwise), as on ``ablation``'s command line."""
+
+    repeatable = "--allow-unavailable-structural"
 
 
 def _path(text: str) -> str:
@@ -38,15 +51,30 @@ def _path(text: str) -> str:
 
 def _command(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str) -> argparse.ArgumentParser:
     """A subcommand whose one-line help is listed by ``ablation-prepare --help`` and heads its own ``--help``."""
-    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.")
+    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.", allow_abbrev=False)
+
+
+def _option(
+    parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup, name: str, text: str, **kwargs: Any
+) -> None:
+    """An option taking one value (a path unless ``type`` or ``choices`` says otherwise), given at most once."""
+    if "choices" not in kwargs:
+        kwargs.setdefault("type", _path)
+    parser.add_argument(name, action=_Once, help=text, **kwargs)
+
+
+def _flag(parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup, name: str, text: str) -> None:
+    """A switch, given at most once."""
+    parser.add_argument(name, action=_Once, nargs=0, const=True, default=False, help=text)
 
 
 def _errors(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    _option(
+        parser,
         "--errors",
+        "report the first error (default) or every one found",
         choices=("first", "all"),
         default="first",
-        help="report the first error (default) or every one found",
     )
 
 
@@ -56,8 +84,10 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Prepare a pi-context-packer-source-selection-ablation/v2 input from an experiment file. "
             "pin, check and sheet run no owner program: they read files and, through a read-only git "
-            "helper, the source repositories; only capture runs the owners, and only with --execute-owners."
+            "helper, the source repositories; only capture runs the owners, and only with --execute-owners; "
+            "assemble, freeze and check-freeze start no process."
         ),
+        allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -74,39 +104,31 @@ def _parser() -> argparse.ArgumentParser:
     sheet = _command(sub, "sheet", "write the case-review sheet (Markdown) of an experiment file")
     sheet.add_argument("kind", choices=("cases",), help="the sheet to write: cases")
     sheet.add_argument("experiment", metavar="EXPERIMENT.toml", type=_path, help="the experiment file")
-    sheet.add_argument(
+    _option(
+        sheet,
         "--out",
+        "new sheet file (never overwritten); outside the preparation directory",
         required=True,
         metavar="F",
-        type=_path,
-        help="new sheet file (never overwritten); outside the preparation directory",
     )
     _capture(sub)
+    _assemble(sub)
+    _freeze(sub)
     return parser
 
 
 def _capture(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     capture = _command(sub, "capture", "run the pinned owners once and keep everything they wrote in D")
     capture.add_argument("experiment", metavar="EXPERIMENT.toml", type=_path, help="the experiment file")
-    capture.add_argument(
-        "--dir", required=True, metavar="D", type=_path, help="the preparation directory: absent or empty (or --resume)"
-    )
-    capture.add_argument(
-        "--cases-review", required=True, metavar="R.toml", type=_path, help="the cases review, bound to the experiment"
-    )
-    capture.add_argument(
-        "--execute-owners",
-        action="store_true",
-        help="required: run source-list and SCI (naming it is the explicit act)",
-    )
+    _option(capture, "--dir", "the preparation directory: absent or empty (or --resume)", required=True, metavar="D")
+    _option(capture, "--cases-review", "the cases review, bound to the experiment", required=True, metavar="R.toml")
+    _flag(capture, "--execute-owners", "required: run source-list and SCI (naming it is the explicit act)")
     access = capture.add_mutually_exclusive_group(required=True)
-    access.add_argument(
-        "--file-access-trace", choices=("strace",), help="trace each SCI run with the pinned [tools.strace]"
-    )
-    access.add_argument(
+    _option(access, "--file-access-trace", "trace each SCI run with the pinned [tools.strace]", choices=("strace",))
+    _flag(
+        access,
         "--assert-no-index-access",
-        action="store_true",
-        help="no trace: indexRead and indexBuilt are asserted, not observed (recorded so)",
+        "no trace: indexRead and indexBuilt are asserted, not observed (recorded so)",
     )
     capture.add_argument(
         "--allow-unavailable-structural",
@@ -114,11 +136,63 @@ def _capture(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="extend",
         default=[],
         metavar="CASE_ID",
-        help="cases whose failed bundle validation ends their attempt 'unavailable' instead of stopping capture",
+        help="cases whose failed bundle validation ends their attempt 'unavailable' instead of stopping capture "
+        "(several ids; may be repeated)",
     )
-    capture.add_argument("--resume", action="store_true", help="go on with the preparation in D")
-    capture.add_argument("--retry", metavar="STEP", help="run a failed (or open) step again (implies --resume)")
-    capture.add_argument("--reason", metavar="TEXT", help="why --retry runs the step again (recorded)")
+    _flag(capture, "--resume", "go on with the preparation in D")
+    _option(capture, "--retry", "run a failed (or open) step again (implies --resume)", metavar="STEP", type=str)
+    _option(capture, "--reason", "why --retry runs the step again (recorded)", metavar="TEXT", type=str)
+
+
+def _assemble(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    assemble = _command(sub, "assemble", "build prepared.json from D's captured bytes, check it blind, write it once")
+    _option(assemble, "--dir", "the preparation directory capture filled", required=True, metavar="D")
+    _option(
+        assemble,
+        "--staleness-review",
+        "the staleness review, bound to D/staleness-sheet.md",
+        required=True,
+        metavar="S.toml",
+    )
+    _flag(assemble, "--gzip", "also write prepared.json.gz (one gzip member, mtime 0, no file name)")
+    _option(
+        assemble,
+        "--supersedes",
+        "an earlier preparation of a changed experiment: its attempts go into the record (read only)",
+        metavar="OLD_D",
+    )
+
+
+def _freeze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    freeze = _command(sub, "freeze", "bind the pre-run review and the evaluator identity; write SHA256SUMS.pre-run")
+    _option(freeze, "--dir", "the assembled preparation directory", required=True, metavar="D")
+    _option(
+        freeze,
+        "--pre-run-review",
+        "the pre-run review, bound to D/SHA256SUMS.pre-review",
+        required=True,
+        metavar="P.toml",
+    )
+    _option(
+        freeze,
+        "--attempt-record",
+        "the one-shot marker ablation run --attempt-record will create (default: attempt.json in D)",
+        metavar="PATH",
+    )
+    _option(
+        freeze, "--sign-key", "Ed25519 PEM private key (from ablation keygen): sign SHA256SUMS.pre-run", metavar="K"
+    )
+    check = _command(sub, "check-freeze", "re-check a frozen D from its files alone; report the attempt marker")
+    _option(check, "--dir", "the frozen preparation directory", required=True, metavar="D")
+    _option(
+        check, "--public-key", "Ed25519 PEM public key: SHA256SUMS.pre-run.sig must be its valid signature", metavar="P"
+    )
+    _option(
+        check,
+        "--results",
+        "a results file of ablation run: was it the frozen evaluator on the frozen input?",
+        metavar="OUT",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,6 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
         sys.stdout.flush()
         return int(exc.code or 0)
+    vars(args).pop(OPTIONS_GIVEN, None)
     try:
         code = COMMANDS[args.command](args)
         sys.stdout.flush()

@@ -143,10 +143,34 @@ def _cmd_capture(args: argparse.Namespace) -> int:
     return run_capture(args, print, _warn)
 
 
+def _cmd_assemble(args: argparse.Namespace) -> int:
+    _require_closure()
+    from ablation.prepare.assemble import run_assemble  # noqa: PLC0415
+
+    return run_assemble(args, print, _warn)
+
+
+def _cmd_freeze(args: argparse.Namespace) -> int:
+    _require_closure()
+    from ablation.prepare.freeze import run_freeze  # noqa: PLC0415
+
+    return run_freeze(args, print, _warn)
+
+
+def _cmd_check_freeze(args: argparse.Namespace) -> int:
+    _require_closure()
+    from ablation.prepare.check_freeze import run_check_freeze  # noqa: PLC0415
+
+    return run_check_freeze(args, print, _warn)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "pin": _cmd_pin,
     "check": _cmd_check,
     "sheet": _cmd_sheet,
     "capture": _cmd_capture,
+    "assemble": _cmd_assemble,
+    "freeze": _cmd_freeze,
+    "check-freeze": _cmd_check_freeze,
 }
-"""The handler of each subcommand (``assemble``, ``freeze``, ``check-freeze`` join later)."""
+"""The handler of each subcommand."""

@@ -41,8 +41,8 @@ def test_the_evaluator_help_does_not_list_preparation(capsys: pytest.CaptureFixt
     ("args", "tail"),
     [
         ((), "ablation-prepare: error: the following arguments are required: COMMAND\n"),
-        (("freeze",), "ablation-prepare: error: argument COMMAND: invalid choice: 'freeze' (choose from 'pin', "
-                      "'check', 'sheet', 'capture')\n"),
+        (("archive",), "ablation-prepare: error: argument COMMAND: invalid choice: 'archive' (choose from 'pin', "
+                       "'check', 'sheet', 'capture', 'assemble', 'freeze', 'check-freeze')\n"),
         (("sheet", "cases", "e.toml"), "ablation-prepare sheet: error: the following arguments are required: --out\n"),
         (("sheet", "staleness", "e.toml", "--out", "s.md"), "ablation-prepare sheet: error: argument kind: invalid "
                                                             "choice: 'staleness' (choose from 'cases')\n"),
