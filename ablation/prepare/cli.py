@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ablation import __version__
+from ablation.arguments import SourceVersion
 from ablation.errors import RESOURCE_ERRNOS, AblationError
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
             "helper, the source repositories; only capture runs the owners, and only with --execute-owners."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
+    parser.add_argument("--version", action=SourceVersion)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     pin = _command(
