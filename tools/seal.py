@@ -46,12 +46,18 @@ def _source_tree(checkout: Path) -> tuple[bytes | None, str]:
     reader = GitReader(git)
     try:
         bare, top = reader.locate(str(checkout))
-        if bare or not top:
-            return None, f"{checkout} is not the top folder of a git checkout"
+    except GitFailed as error:
+        return None, f"{checkout} is not a git checkout ({error.why})"
+    if bare or not top:
+        return None, f"{checkout} is not the top folder of a git checkout"
+    try:
         commit = reader.run(str(checkout), "rev-parse", "--verify", "--quiet", "HEAD^{commit}").rstrip(b"\n")
+    except GitFailed:
+        return None, f"{checkout} has no commit (its HEAD names none)"
+    try:
         listing = reader.run(str(checkout), "ls-tree", "-r", "-z", "--full-tree", commit.decode("ascii"), "--", _LISTED)
     except GitFailed as error:
-        return None, f"{checkout} is not a git checkout with a commit ({error.why})"
+        return None, f"the tree of {checkout}'s HEAD cannot be read ({error.why})"
     return commit + b"\n" + listing, f"the HEAD of {checkout}"
 
 
