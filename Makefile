@@ -122,7 +122,8 @@ ATTEMPT_FLAGS := $(if $(ATTEMPT_RECORD),--attempt-record "$(ATT)") \
 
 .PHONY: help test lint docs verify run archive bench clean-out verify-archive image base-image image-check image-ready host-paths \
         wheelhouse attempt-record-place venv dev-venv seal closure-check lock lock-check nix-lock clean mutate \
-        prepare-check prepare-sheet prepare-capture prepare-assemble prepare-freeze prepare-check-freeze prepare-example
+        prepare-check prepare-sheet prepare-capture prepare-assemble prepare-freeze prepare-check-freeze prepare-example \
+        FORCE
 
 # ---------------------------------------------------------------- help
 help: ## show the targets and variables
@@ -163,26 +164,45 @@ $(LOCK_STAMP): requirements.lock | $(DEV_STAMP)
 	  --require-hashes --no-deps -r requirements.lock
 	touch $@
 
-# Step 2: the package's wheel, built by the development environment, installed the same way;
-# then sealed: lock copy, bytecode, isolated console script, closure manifest (tools/seal.py).
-$(STAMP): $(LOCK_STAMP) pyproject.toml tools/seal.py $(PKG_SOURCES) | $(DEV_STAMP)
+# Step 2: the package's wheel, built by the development environment from the checkout as it is,
+# installed the same way; then sealed: lock copy, bytecode, isolated console script, closure
+# manifest with the source revision, the checkout's HEAD (-dirty unless the installed package
+# files are that commit's; tools/seal.py, docs/decisions/0017-source-revision.md).
+define install_package
 	rm -rf build/lib build/bdist.* ablation.egg-info $(DIST)
 	$(DEV_VENV)/bin/python -m pip wheel --quiet --no-deps --no-build-isolation --no-cache-dir -w $(DIST) .
 	$(DEV_VENV)/bin/python -m pip --python $(VENV)/bin/python install --quiet --no-compile --no-deps \
 	  --force-reinstall $(DIST)/ablation-*.whl
+endef
+SEAL_VENV := $(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock --source .
+
+# The commit the checkout is at (empty outside a git checkout), rewritten only when it changes:
+# a new commit re-seals .venv, so that its identity names the commit it was sealed at. git reads
+# with no system or user configuration and no optional locks (the index is never rewritten).
+SOURCE_HEAD := build/source-head
+$(SOURCE_HEAD): FORCE
+	@mkdir -p $(@D)
+	@head=$$(GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_OPTIONAL_LOCKS=0 \
+	  git rev-parse --verify --quiet 'HEAD^{commit}' 2>/dev/null || true); \
+	[ -f $@ ] && [ "$$(cat $@)" = "$$head" ] || printf '%s\n' "$$head" >$@
+FORCE:
+
+$(STAMP): $(LOCK_STAMP) pyproject.toml tools/seal.py $(PKG_SOURCES) $(SOURCE_HEAD) | $(DEV_STAMP)
+	$(install_package)
 	@# The stamp exists before sealing, so the sealed inventory of the venv's folder lists it (a file made
 	@# after sealing would be refused as unlisted); if sealing fails, .DELETE_ON_ERROR removes it again.
 	touch $@
-	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock
+	$(SEAL_VENV)
 
 venv: $(STAMP) ## build the sealed .venv from requirements.lock (the other targets do it when needed)
 
 closure-check: $(STAMP) ## check .venv against its closure manifest from outside Python (awk + sha256sum)
 	tools/closure-check.sh $(VENV)
 
-seal: $(LOCK_STAMP) ## re-seal .venv, e.g. after a system update changed the interpreter or its libraries
+seal: $(LOCK_STAMP) | $(DEV_STAMP) ## re-install the checkout's package into .venv and re-seal it (e.g. after a system update)
+	$(install_package)
 	touch $(STAMP)
-	$(VENV)/bin/python -I -B tools/seal.py --lock requirements.lock || { rm -f $(STAMP); exit 1; }
+	$(SEAL_VENV) || { rm -f $(STAMP); exit 1; }
 
 # ---------------------------------------------------------------- everyday targets
 test: $(STAMP) $(DEV_STAMP) ## run the test suite against the checkout (.venv-dev/bin/python -m pytest)

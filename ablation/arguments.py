@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ablation import __version__
-
-__all__ = ["DEFAULT_MAX_INPUT_BYTES", "OPTIONS_GIVEN", "Once", "parse_arguments"]
+__all__ = ["DEFAULT_MAX_INPUT_BYTES", "OPTIONS_GIVEN", "Once", "SourceVersion", "parse_arguments"]
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (ablation.commands).
@@ -60,6 +59,30 @@ class Once(argparse.Action):
             parser.error(f"{option_string} given twice; give it once (only {self.repeatable} may be repeated)")
         seen.add(self.dest)
         setattr(namespace, self.dest, self.const if self.nargs == 0 else values)
+
+
+class SourceVersion(argparse.Action):
+    """``--version``: print the program and the source revision it was built from, then exit 0.
+
+    The text (:func:`ablation.identity.version_text`) is made only when the option is given.
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show the git commit this program was built from (its source revision) and exit")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        """Print the version text and exit (argparse calls it when ``--version`` is given)."""
+        from ablation.identity import version_text  # noqa: PLC0415 - only when --version is given
+
+        sys.stdout.write(version_text(parser.prog) + "\n")
+        parser.exit()
 
 
 def _flag(parser: argparse.ArgumentParser, name: str, text: str) -> None:
@@ -218,7 +241,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         description="Sealed evaluator for pi-context-packer-source-selection-ablation/v2 prepared inputs.",
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"ablation {__version__}")
+    parser.add_argument("--version", action=SourceVersion)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = _command(sub, "run", "verify the input hash, validate, evaluate and write the output file")
     _add_run(run)

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
-from ablation import PACKAGE_NAME, __version__
+from ablation import PACKAGE_NAME
 from ablation.canonical import canonical_digest
 from ablation.closure import LAYERS
 from ablation.closure.check import PACKAGE_DIR, closure_state, package_files, sealed_manifest
@@ -40,7 +40,7 @@ from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
 from ablation.closure.problem import REMEDY
 from ablation.errors import IntegrityError, UsageError
 
-__all__ = ["environment_kind", "evaluator_identity", "measure"]
+__all__ = ["environment_kind", "evaluator_identity", "measure", "source_revision", "version_text"]
 
 _NIX_STORE = "/nix/store/"
 
@@ -105,15 +105,15 @@ def _interpreter(*, sealed: bool) -> dict[str, object]:
     }
 
 
-def _package_member(package_dir: Path, *, sealed: bool) -> dict[str, object]:
-    """``package``: name, version, and the digest of ``[[path, sha256], …]`` of the package folder."""
+def _package_member(package_dir: Path, *, sealed: bool, revision: str | None) -> dict[str, object]:
+    """``package``: name, source revision, and the digest of ``[[path, sha256], …]`` of the package folder."""
     files = [
         [path, sha]
         for path, kind, sha in package_files(package_dir, sealed=sealed)
         if sha is not None and (kind == "file" or not sealed)
     ]
     digest = canonical_digest(files)
-    return {"name": PACKAGE_NAME, "version": __version__, "filesDigest": digest, "fileCount": len(files)}
+    return {"name": PACKAGE_NAME, "sourceRevision": revision, "filesDigest": digest, "fileCount": len(files)}
 
 
 def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:
@@ -197,12 +197,14 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
         }
         versions: Mapping[str, str] | None = dict(manifest.distributions)
         environment = environment_kind(sealed=manifest.environment)
+        revision = manifest.source_revision
     else:
         closure = {"state": "unsealed", "manifestDigest": None, "layers": _loaded_layers(package_dir)}
         versions = None
         environment = environment_kind()
+        revision = None
     return {
-        "package": _package_member(package_dir, sealed=sealed),
+        "package": _package_member(package_dir, sealed=sealed, revision=revision),
         "closure": closure,
         "lock": _lock_member(_lock_path(package_dir, sealed=sealed), versions),
         "interpreter": _interpreter(sealed=sealed),
@@ -250,3 +252,36 @@ def evaluator_identity() -> dict[str, object]:
         (SPEC §3) of ``measured`` only.
     """
     return copy.deepcopy(_cached_identity())
+
+
+def source_revision(package_dir: Path | None = None) -> str | None:
+    """The source revision sealing recorded (``package.sourceRevision``); ``None`` when unknown or unsealed.
+
+    Raises:
+        IntegrityError: a sealed package whose manifest cannot be used (exit 3).
+    """
+    package_dir = package_dir or PACKAGE_DIR
+    if closure_state(package_dir) != "sealed":
+        return None
+    return sealed_manifest(package_dir).source_revision
+
+
+def version_text(program: str, package_dir: Path | None = None) -> str:
+    """What ``--version`` prints: the program and the source revision it was built from.
+
+    ``<program> <commit>``, ``<program> <commit>-dirty`` (the package files differ
+    from that commit's), or a parenthesis saying why there is no revision: sealed
+    without a git checkout, or an unsealed development checkout, whose files are
+    whatever is on disk. ablation has no release version number
+    (docs/decisions/0017-source-revision.md).
+    """
+    package_dir = package_dir or PACKAGE_DIR
+    if closure_state(package_dir) != "sealed":
+        return f"{program} (unsealed: a development checkout; no source revision)"
+    try:
+        revision = sealed_manifest(package_dir).source_revision
+    except IntegrityError as error:
+        return f"{program} (source revision unreadable: {error})"
+    if revision is None:
+        return f"{program} (source revision unknown: sealed without a git checkout)"
+    return f"{program} {revision}"

@@ -2,6 +2,7 @@
 
     tools/ci_checks.py results FILE --sha256 HEX   a `make run` output: members, pinned hash, sealed venv identity
     tools/ci_checks.py identity FILE               an `ablation identity` of the image: sealed, container, pinned
+        (both: --source-revision REV, the identity names the commit REV the build was made from)
     tools/ci_checks.py member FILE PATH            print one member of a JSON file (PATH: dotted, e.g. a.b.c)
     tools/ci_checks.py flip-byte FILE OFFSET       change one bit of one byte of FILE in place (a tamper test)
     tools/ci_checks.py no-dev-tools                exit 1, naming them, when pip, pytest … are importable
@@ -44,7 +45,16 @@ def _require(condition: bool, what: str) -> None:
         raise CheckFailed(what)
 
 
-def check_results(data: bytes, sha256: str) -> str:
+def _source_revision(measured: Any, expected: str | None) -> str:
+    """With ``expected``: the identity's ``package.sourceRevision`` is it (", source revision …"), else ""."""
+    if expected is None:
+        return ""
+    found = measured["package"].get("sourceRevision")
+    _require(found == expected, f"package.sourceRevision {found!r}, not {expected!r}")
+    return f", source revision {expected}"
+
+
+def check_results(data: bytes, sha256: str, source_revision: str | None = None) -> str:
     """The output of ``make run`` on the example: members in order, the pinned hash, a sealed venv's identity."""
     document: Any = json.loads(data)
     _require(list(document) == RESULTS_MEMBERS, f"members {list(document)}, not {RESULTS_MEMBERS}")
@@ -58,10 +68,11 @@ def check_results(data: bytes, sha256: str) -> str:
     digest = _canonical_digest(measured)
     _require(evaluator["identityDigest"] == digest, f"identityDigest {evaluator['identityDigest']}, not {digest}")
     _require(document["gateAssessment"]["automaticAdoption"] is False, "automaticAdoption is not false")
-    return f"ci: output members, pinned hash, sealed venv identity {evaluator['identityDigest']}: ok"
+    revision = _source_revision(measured, source_revision)
+    return f"ci: output members, pinned hash, sealed venv identity {evaluator['identityDigest']}{revision}: ok"
 
 
-def check_identity(data: bytes) -> str:
+def check_identity(data: bytes, source_revision: str | None = None) -> str:
     """``ablation identity`` in the image: a sealed closure, the container environment, every pin with a version."""
     measured: Any = json.loads(data)["measured"]
     _require(measured["closure"]["state"] == "sealed", f"closure {measured['closure']}")
@@ -69,7 +80,8 @@ def check_identity(data: bytes) -> str:
     _require(measured["environment"] == container, f"environment {measured['environment']}")
     _require(all(d["version"] for d in measured["lock"]["distributions"]), "a distribution without a version")
     files = measured["package"]["fileCount"]
-    return f"ci: container identity: closure sealed, environment container, {files} package files"
+    revision = _source_revision(measured, source_revision)
+    return f"ci: container identity: closure sealed, environment container, {files} package files{revision}"
 
 
 def member(data: bytes, path: str) -> str:
@@ -97,9 +109,9 @@ def importable_dev_tools() -> list[str]:
 
 def _run(args: argparse.Namespace) -> str:
     if args.command == "results":
-        return check_results(Path(args.file).read_bytes(), args.sha256)
+        return check_results(Path(args.file).read_bytes(), args.sha256, args.source_revision)
     if args.command == "identity":
-        return check_identity(Path(args.file).read_bytes())
+        return check_identity(Path(args.file).read_bytes(), args.source_revision)
     if args.command == "member":
         return member(Path(args.file).read_bytes(), args.path)
     if args.command == "flip-byte":
@@ -116,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     results = sub.add_parser("results", help="check a make run output")
     results.add_argument("file")
     results.add_argument("--sha256", required=True, help="the input's SHA-256, as pinned")
-    sub.add_parser("identity", help="check the image's identity").add_argument("file")
+    identity = sub.add_parser("identity", help="check the image's identity")
+    identity.add_argument("file")
+    for checked in (results, identity):
+        checked.add_argument("--source-revision", help="the commit the identity must name (git rev-parse HEAD)")
     members = sub.add_parser("member", help="print one member of a JSON file")
     members.add_argument("file")
     members.add_argument("path", help="dotted member path, e.g. evaluator.asserted.imageDigest")

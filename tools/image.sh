@@ -116,6 +116,9 @@ stage_context() {  # <context dir>
   cp "$WHEELHOUSE"/*.whl "$ctx/wheelhouse/"
   cp "$IMAGE_LOCK" "$ctx/requirements.lock"
   cp tools/seal.py "$ctx/seal.py"
+  # The source tree sealing compares the installed package with (the image has no git):
+  # HEAD's commit and its ablation/ tree; empty when this is no git checkout (then null).
+  source_tree >"$ctx/source-tree"
   # The ablation wheel, from the working tree's package (no __pycache__), built
   # with SOURCE_DATE_EPOCH so its zip dates are fixed.
   src=$(mktemp -d "${TMPDIR:-/tmp}/ablation-wheel-src.XXXXXX")
@@ -127,10 +130,32 @@ stage_context() {  # <context dir>
   chmod -R u=rwX,go=rX "$ctx"
 }
 
+# git, read-only, on this checkout only: no system or user configuration, no optional locks
+# (a status never rewrites the index), no repository above this folder (as ablation-prepare reads).
+GIT=$(command -v git || true)
+git_read() {
+  [ -n "$GIT" ] || return 127
+  env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 TZ=UTC GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+    GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 GIT_ATTR_NOSYSTEM=1 GIT_NO_REPLACE_OBJECTS=1 \
+    GIT_CEILING_DIRECTORIES="$(dirname "$PWD")" \
+    "$GIT" -c core.fsmonitor=false -c core.untrackedCache=false "$@" </dev/null
+}
+
+# For tools/seal.py --source-tree (ablation/closure/source.py): HEAD's commit id on one line, then
+# `ls-tree -r -z` of its ablation/ folder. Nothing when git is missing or this folder is not the
+# top of a checkout with a commit: the image then records the source revision as null.
+source_tree() {
+  local cdup commit
+  cdup=$(git_read rev-parse --show-cdup 2>/dev/null) && [ -z "$cdup" ] || return 0
+  commit=$(git_read rev-parse --verify --quiet 'HEAD^{commit}') || return 0
+  printf '%s\n' "$commit"
+  git_read ls-tree -r -z --full-tree "$commit" -- ablation
+}
+
 revision() {  # the commit, marked -dirty when the image's inputs differ from it
   local rev
-  rev=$(git rev-parse HEAD 2>/dev/null) || { echo unknown; return; }
-  if [ -n "$(git status --porcelain -- ablation pyproject.toml requirements.lock tools/seal.py tools/image.sh Dockerfile)" ]; then
+  rev=$(git_read rev-parse --verify --quiet 'HEAD^{commit}' 2>/dev/null) || { echo unknown; return; }
+  if [ -n "$(git_read status --porcelain -- ablation pyproject.toml requirements.lock tools/seal.py tools/image.sh Dockerfile)" ]; then
     rev="$rev-dirty"
   fi
   echo "$rev"

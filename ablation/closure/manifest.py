@@ -1,10 +1,10 @@
 """The closure manifest: the file written at sealing that lists every file of every layer.
 
-Format ``ablation-closure/3`` (a JSON object, written by
+Format ``ablation-closure/4`` (a JSON object, written by
 :func:`render_manifest`, read by :func:`read_manifest`)::
 
-    {"format": "ablation-closure/3",
-     "package": {"name": "ablation", "version": "0.1.0"},
+    {"format": "ablation-closure/4",
+     "package": {"name": "ablation", "sourceRevision": "<commit>" | "<commit>-dirty" | null},
      "distributions": [[name, version], ...],        # the runtime lock's pins as installed
      "environment": "venv" | "container" | "nix" | "other",
      "layers": {"package": [[path, sha256 | null], ...], "dependencies": [...],
@@ -24,6 +24,9 @@ they are checked but stay out of the layer digests too. Nothing in the
 manifest names the install folder, so its digest (``manifestDigest``) and the
 layer digests depend on the lock, the interpreter and the package only.
 
+``package.sourceRevision`` is the git commit the package was built from,
+``-dirty`` when its files are not exactly that commit's, ``null`` when sealing
+was given no source tree (:mod:`ablation.closure.source`).
 ``environment`` is the kind of environment sealed (``container`` when the image
 build says so, else measured when sealing). ``trees`` lists every entry below the
 three folder roots that is not a file of a layer — folders (``dir``), files no layer
@@ -51,6 +54,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
 from ablation.errors import IntegrityError
 
@@ -64,6 +68,7 @@ __all__ = [
     "Manifest",
     "ManifestUnusable",
     "canonical_name",
+    "is_source_revision",
     "layer_digest",
     "read_lock_pins",
     "read_manifest",
@@ -76,7 +81,7 @@ CLOSURE_MANIFEST = "CLOSURE.json"
 LOCK_COPY = "requirements.lock"
 """File name of the runtime lock copied into the installed package when sealing."""
 
-MANIFEST_FORMAT = "ablation-closure/3"
+MANIFEST_FORMAT = "ablation-closure/4"
 
 TREE_ROOTS = ("prefix", "site", "stdlib")
 TREE_KINDS = ("dir", "file", "link", "other", "skip")
@@ -136,6 +141,8 @@ class Manifest:
         environment: the kind of environment sealed (:data:`ENVIRONMENT_KINDS`).
         trees: root → path relative to it → kind, for every entry that is not a layer's file.
         absent: paths relative to ``/`` that must not exist.
+        source_revision: ``package.sourceRevision``: the commit the package was built from
+            (``-dirty`` when its files differ from that commit's), ``None`` when unknown.
     """
 
     layers: Mapping[str, Mapping[str, str | None]]
@@ -145,6 +152,7 @@ class Manifest:
     environment: str = "other"
     trees: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     absent: tuple[str, ...] = ()
+    source_revision: str | None = None
 
     def layer_summary(self) -> dict[str, dict[str, str | int]]:
         """``closure.layers`` of the identity: ``{layer: {"digest", "fileCount"}}`` in :data:`LAYERS` order."""
@@ -157,7 +165,7 @@ class Manifest:
 
 def render_manifest(
     *,
-    package: Mapping[str, str],
+    package: Mapping[str, str | None],
     distributions: list[tuple[str, str]],
     layers: Mapping[str, Mapping[str, str | None]],
     local: Mapping[str, tuple[str, str]],
@@ -206,7 +214,17 @@ def _fail(name: str, why: str) -> ManifestUnusable:
 
 
 _HEX_RE = re.compile(r"[0-9a-f]{64}")
+_REVISION_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})(?:-dirty)?")
 _HEX_RUN_RE = re.compile(r"[0-9a-f]*")
+
+
+def is_source_revision(value: object) -> bool:
+    """Whether ``value`` is a source revision: a git commit id, optionally followed by ``-dirty``.
+
+    >>> is_source_revision("a" * 40), is_source_revision("a" * 64 + "-dirty"), is_source_revision("A" * 40)
+    (True, True, False)
+    """
+    return isinstance(value, str) and _REVISION_RE.fullmatch(value) is not None
 
 
 def _is_hex(value: object) -> bool:
@@ -255,6 +273,7 @@ def read_manifest(
         isinstance(d, list) and len(d) == 2 and all(isinstance(x, str) for x in d) for d in distributions
     ):
         raise _fail(name, "has a malformed distributions list")
+    source_revision = _read_package(name, document.get("package"))
     environment = document.get("environment")
     if environment not in ENVIRONMENT_KINDS:
         raise _fail(name, f"does not name the environment it sealed (one of {', '.join(ENVIRONMENT_KINDS)})")
@@ -266,7 +285,21 @@ def read_manifest(
         environment=environment,
         trees=_read_trees(name, document.get("trees")),
         absent=_read_absent(name, document.get("absent")),
+        source_revision=source_revision,
     )
+
+
+def _read_package(name: str, package: object) -> str | None:
+    """``package``: ``{"name": "ablation", "sourceRevision": <revision> | null}``; the revision."""
+    if (
+        not isinstance(package, dict)
+        or sorted(package) != ["name", "sourceRevision"]
+        or package["name"] != PACKAGE_NAME
+        or not (package["sourceRevision"] is None or is_source_revision(package["sourceRevision"]))
+    ):
+        raise _fail(name, "has a malformed package member")
+    revision: str | None = package["sourceRevision"]
+    return revision
 
 
 def _read_layers(name: str, raw_layers: object) -> dict[str, dict[str, str | None]]:

@@ -27,8 +27,10 @@ were installed (``--no-compile``)::
    target's bytes; ``site-packages``/``dist-packages`` inside it left out),
    and the interpreter — the executable and the shared objects ``ldd``
    resolves for it and for every extension module of the other layers;
-6. writes the manifest (:mod:`ablation.closure.manifest`), with the kind of
-   environment sealed (``--environment container`` from the image build, else
+6. writes the manifest (:mod:`ablation.closure.manifest`), with the source
+   revision (:mod:`ablation.closure.source`: the commit of the source tree handed
+   in, ``-dirty`` unless the installed package files are exactly its files;
+   ``null`` without one), the kind of environment sealed (``--environment container`` from the image build, else
    measured), the whole-tree inventories of the venv, ``site-packages`` and the
    standard library (:mod:`ablation.closure.trees`), and the ``sys.path``
    entries absent now (``python311.zip``), which must stay absent.
@@ -46,10 +48,11 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ablation import PACKAGE_NAME, __version__
+from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
 from ablation.closure.layout import LOCAL_FILES, current_layout, normalized_sha256, sha256_file, walk_tree
 from ablation.closure.manifest import CLOSURE_MANIFEST, LOCK_COPY, canonical_name, read_lock_pins, render_manifest
+from ablation.closure.source import installed_sources, parse_source_tree, source_revision
 from ablation.closure.trees import collect_tree
 from ablation.errors import IntegrityError
 
@@ -125,10 +128,11 @@ _OTHER_SITES = frozenset({"site-packages", "dist-packages"})
 
 @dataclass(frozen=True, slots=True)
 class SealReport:
-    """What :func:`seal_environment` wrote: the manifest's path and the file count of each layer."""
+    """What :func:`seal_environment` wrote: the manifest's path, the file count of each layer, the source revision."""
 
     manifest: Path
     counts: dict[str, int]
+    source_revision: str | None = None
 
 
 def _distributions(site: Path, lock: Path) -> list[metadata.Distribution]:
@@ -317,13 +321,17 @@ def _trees(
     return trees
 
 
-def seal_environment(package_dir: Path, lock: Path, *, environment: str | None = None) -> SealReport:
+def seal_environment(
+    package_dir: Path, lock: Path, *, environment: str | None = None, source_tree: bytes | None = None
+) -> SealReport:
     """Seal the environment the package at ``package_dir`` is installed in (steps 1–6 above).
 
     Args:
         package_dir: the installed package folder (``…/site-packages/ablation``).
         lock: the runtime ``requirements.lock`` the environment was installed from.
         environment: ``container`` when the image build seals; ``None`` measures the kind.
+        source_tree: the commit the package was built from and its ``ablation/`` tree
+            (:mod:`ablation.closure.source`); ``None``: the source revision is unknown (``null``).
 
     Returns:
         The manifest's path and the number of hashed files per layer.
@@ -331,7 +339,7 @@ def seal_environment(package_dir: Path, lock: Path, *, environment: str | None =
     Raises:
         IntegrityError: a pin installed at another version or not at all, a
             module that does not compile, a stray or non-regular file in
-            ``site-packages``, a shared object ``ldd`` cannot find.
+            ``site-packages``, a shared object ``ldd`` cannot find, a malformed source tree.
 
     Side effects: writes the lock copy, bytecode, ``bin/ablation``, ``bin/ablation-prepare`` and the manifest.
     """
@@ -344,6 +352,8 @@ def seal_environment(package_dir: Path, lock: Path, *, environment: str | None =
     own = [d for d in metadata.distributions(path=[str(site)]) if canonical_name(d.metadata["Name"]) == PACKAGE_NAME]
     if len(own) != 1:
         raise IntegrityError(f"closure: {len(own)} installed {PACKAGE_NAME} distributions in site-packages, not 1")
+    tree = None if source_tree is None else parse_source_tree(source_tree)
+    revision = None if tree is None else source_revision(tree, installed_sources(site, _owned(own[0])))
     site_layers = _site_layers(site, own[0], dependencies)
     _write_console_scripts(prefix, site, site_layers["package"])
     stdlib_root = Path(layout.stdlib)
@@ -359,7 +369,7 @@ def seal_environment(package_dir: Path, lock: Path, *, environment: str | None =
             local[relative] = (layer, normalized_sha256(path.read_bytes(), layout.prefix, name=relative))
     layers = {**site_layers, "stdlib": stdlib, "interpreter": interpreter}
     data = render_manifest(
-        package={"name": PACKAGE_NAME, "version": __version__},
+        package={"name": PACKAGE_NAME, "sourceRevision": revision},
         distributions=[(canonical_name(d.metadata["Name"]), d.version) for d in dependencies],
         layers=layers,
         local=local,
@@ -367,13 +377,15 @@ def seal_environment(package_dir: Path, lock: Path, *, environment: str | None =
         trees=_trees(prefix, site, stdlib_root, layers),
         absent=tuple(p.lstrip("/") for p in sys.path if os.path.isabs(p) and not os.path.lexists(p)),
     )
-    return _write_manifest(package_dir, data, layers)
+    return _write_manifest(package_dir, data, layers, revision)
 
 
-def _write_manifest(package_dir: Path, data: bytes, layers: dict[str, dict[str, str | None]]) -> SealReport:
+def _write_manifest(
+    package_dir: Path, data: bytes, layers: dict[str, dict[str, str | None]], revision: str | None
+) -> SealReport:
     manifest = package_dir / CLOSURE_MANIFEST
     temporary = manifest.with_name(f".{CLOSURE_MANIFEST}.new")
     temporary.write_bytes(data)
     temporary.replace(manifest)  # the old manifest stays in force until the new one is complete
     counts = {layer: sum(1 for sha in layers[layer].values() if sha is not None) for layer in LAYERS}
-    return SealReport(manifest=manifest, counts=counts)
+    return SealReport(manifest=manifest, counts=counts, source_revision=revision)

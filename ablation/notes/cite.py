@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ablation.closure.manifest import is_source_revision
 from ablation.notes.figures import _Results
 from ablation.notes.markdown import _code, _table, _text
 from ablation.recorded import ResultsFile
@@ -100,6 +101,7 @@ def _cite(
             ["Bundle content SHA-256 (of `SHA256SUMS`)", _code(bundle[1])],
         ]
     rows.append(["Evaluator identityDigest", _code(rec.evaluator.identity_digest)])
+    rows.append(["Evaluator source revision", _source_revision(rec.evaluator.measured)])
     recorded = _recorded_image(r)
     if _image_disagrees(r, image_digest):
         image = (
@@ -115,6 +117,23 @@ def _cite(
     rows.append(["Container image ID", image])
     rows.append(["Bundle signature", _signature_status(signature)])
     return ["## What to cite", "", *_table(["What", "Value"], rows)]
+
+
+def _source_revision(measured: Mapping[str, object]) -> str:
+    """The git commit the evaluator's package was built from, as the identity records it (issue 22 item 6)."""
+    package = measured.get("package")
+    if not isinstance(package, Mapping) or "sourceRevision" not in package:
+        return "not recorded (the identity has no `package.sourceRevision`: an evaluator from before it was measured)"
+    revision = package["sourceRevision"]
+    if revision is None:
+        if _member(measured, "closure", "state") == "sealed":
+            return "unknown: the evaluator was sealed without a git checkout, so no commit is named"
+        return "none: an unsealed development checkout; no commit names this code"
+    if not is_source_revision(revision):
+        return f"{_code(revision)} (**not a source revision**: a commit id, optionally with `-dirty`, was expected)"
+    if isinstance(revision, str) and revision.endswith("-dirty"):
+        return f"{_code(revision)} (**dirty**: the package files differ from that commit; no commit names this code)"
+    return f"{_code(revision)} (the git commit the evaluator's package was built from; its files are that commit's)"
 
 
 def _signature_status(signature: Signature | None) -> str:
@@ -223,26 +242,34 @@ def _digests(r: _Results, results_sha256: str, bundle: tuple[str, str] | None) -
                 "measured by `ablation notes`: names what the bundle holds, whatever its compression",
             ]
         )
-    measured = rec.evaluator.measured
-    rows.append(
-        [
-            "Evaluator identityDigest",
-            _code(rec.evaluator.identity_digest),
-            "measured by the run: canonical digest of `evaluator.measured`",
-        ]
-    )
+    rows += _evaluator_rows(rec.evaluator.measured, rec.evaluator.identity_digest)
+    return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
+
+
+def _evaluator_rows(measured: Mapping[str, object], identity_digest: str) -> list[list[str]]:
+    """The "Digests" rows of the evaluator: its identityDigest, source revision, closure and lock."""
     closure = _member(measured, "closure", "state")
     manifest = _member(measured, "closure", "manifestDigest")
-    rows.append(
+    lock = _member(measured, "lock", "sha256")
+    return [
+        [
+            "Evaluator identityDigest",
+            _code(identity_digest),
+            "measured by the run: canonical digest of `evaluator.measured`",
+        ],
+        [
+            "Evaluator source revision",
+            _source_revision(measured),
+            "measured at sealing: the commit of the checkout the package was built from, `-dirty` unless the "
+            "installed package files are byte for byte that commit's files under `ablation/`",
+        ],
         [
             "Evaluator closure",
             f"{_text(closure)}" + (f", manifest {_code(manifest)}" if manifest else ""),
             "measured by the run; `unsealed` means a development checkout, not a sealed build",
-        ]
-    )
-    lock = _member(measured, "lock", "sha256")
-    rows.append(["Dependency lock (SHA-256)", _code(lock) if lock else "none", "measured by the run"])
-    return ["## Digests", "", *_table(["What", "Value", "Basis"], rows)]
+        ],
+        ["Dependency lock (SHA-256)", _code(lock) if lock else "none", "measured by the run"],
+    ]
 
 
 def _member(value: object, *path: str) -> object:

@@ -31,11 +31,11 @@ import os
 import signal
 from collections.abc import Callable
 
-from ablation import __version__
 from ablation.closure import check as closure_check
 from ablation.contracts.base import Reporter
 from ablation.contracts.source_list import validate_source_list_artifact
 from ablation.errors import OutputRefused
+from ablation.identity import version_text
 from ablation.prepare import spawn
 from ablation.prepare.attempts import AttemptRun, Session, StepFailed, write_new
 from ablation.prepare.build import read_repository_attempt, source_list_artifact
@@ -98,7 +98,7 @@ def _start(invocation: Invocation, args: argparse.Namespace, ledger: Ledger) -> 
     ledger.append(
         "capture",
         invocation=invocations,
-        prepare=f"ablation-prepare {__version__}",
+        prepare=version_text("ablation-prepare"),
         experimentSha256=invocation.experiment.sha256,
         casesReviewSha256=invocation.review.sha256,
         fileAccess="traced" if args.file_access_trace else "asserted",

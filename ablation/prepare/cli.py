@@ -23,8 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ablation import __version__
-from ablation.arguments import OPTIONS_GIVEN, Once
+from ablation.arguments import OPTIONS_GIVEN, Once, SourceVersion
 from ablation.errors import RESOURCE_ERRNOS, AblationError
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
@@ -89,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"{_PROG} {__version__}")
+    parser.add_argument("--version", action=SourceVersion)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     pin = _command(

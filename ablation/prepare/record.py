@@ -44,8 +44,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ablation import __version__
 from ablation.experiment import ValidatedExperiment
+from ablation.identity import version_text
 from ablation.prepare.assemble_input import BuiltRepository, Expectation
 from ablation.prepare.build import read_json
 from ablation.prepare.capture_sci import ASSERTED
@@ -229,7 +229,7 @@ def preparation_record(inputs: RecordInputs) -> dict[str, object]:
             "environmentPath": experiment.environment_path,
             "casesReviewSha256": first["casesReviewSha256"],
         },
-        "prepare": {"program": f"ablation-prepare {__version__}", "identityDigest": inputs.identity_digest},
+        "prepare": {"program": version_text("ablation-prepare"), "identityDigest": inputs.identity_digest},
         "prepared": inputs.prepared,
         "stalenessReview": {
             "sha256": inputs.review.sha256,

@@ -79,8 +79,9 @@ def test_the_manifest_reader_leaves_out_escaped_paths_and_reads_nulls() -> None:
 def test_the_new_manifest_members_round_trip(tmp_path: Path) -> None:
     layers: dict[str, dict[str, str | None]] = {"package": {}, "dependencies": {}, "stdlib": {}, "interpreter": {}}
     trees = {"prefix": {"bin": "dir", "bin/python": "link"}, "site": {}, "stdlib": {"site-packages": "skip"}}
-    data = render_manifest(package={"name": "ablation", "version": "0"}, distributions=[], layers=layers, local={},
-                           environment="container", trees=trees, absent=("usr/lib/python311.zip",))  # fmt: skip
+    data = render_manifest(package={"name": "ablation", "sourceRevision": None}, distributions=[], layers=layers,
+                           local={}, environment="container", trees=trees,
+                           absent=("usr/lib/python311.zip",))  # fmt: skip
     (tmp_path / "m.json").write_bytes(data)
     manifest = read_manifest(tmp_path / "m.json", "m.json")
     assert (manifest.environment, manifest.absent) == ("container", ("usr/lib/python311.zip",))

@@ -64,7 +64,7 @@ def test_identity_has_exactly_the_product_members_in_order() -> None:
     assert list(evaluator) == ["measured", "asserted", "identityDigest"]
     measured = evaluator["measured"]
     assert list(measured) == ["package", "closure", "lock", "interpreter", "platform", "environment"]
-    assert list(measured["package"]) == ["name", "version", "filesDigest", "fileCount"]
+    assert list(measured["package"]) == ["name", "sourceRevision", "filesDigest", "fileCount"]
     assert list(measured["closure"]) == ["state", "manifestDigest", "layers"]
     assert list(measured["closure"]["layers"]) == list(LAYERS) == ["package", "dependencies", "stdlib", "interpreter"]
     for layer in measured["closure"]["layers"].values():
@@ -76,7 +76,7 @@ def test_identity_has_exactly_the_product_members_in_order() -> None:
     assert list(measured["environment"]) == ["kind", "nixStorePath"]
     assert list(evaluator["asserted"]) == ["imageDigest", "baseImage"]
     assert measured["package"]["name"] == "ablation"
-    assert measured["package"]["version"] == ablation.__version__
+    assert measured["package"]["sourceRevision"] is None  # unsealed: no revision (docs/decisions/0017)
     assert measured["closure"]["state"] == "unsealed" and measured["closure"]["manifestDigest"] is None
     assert measured["interpreter"]["isolated"] is bool(sys.flags.isolated)
     assert evaluator["identityDigest"] == canonical_digest(measured)
@@ -234,7 +234,7 @@ def _sample_layers() -> dict[str, dict[str, str | None]]:
 
 def test_manifest_round_trip_and_digest(tmp_path: Path) -> None:
     data = render_manifest(
-        package={"name": "ablation", "version": "0.1.0"},
+        package={"name": "ablation", "sourceRevision": "f" * 40},
         distributions=[("packaging", "26.4"), ("cffi", "2.1.1")],
         layers=_sample_layers(),
         local={"pyvenv.cfg": ("interpreter", "e" * 64)},
@@ -256,15 +256,15 @@ def test_manifest_round_trip_and_digest(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("[]", "is not a closure manifest of format ablation-closure/3"),
+        ("[]", "is not a closure manifest of format ablation-closure/4"),
         ("{", "is not a readable closure manifest (JSONDecodeError)"),
-        ('{"format": "ablation-closure/1", "files": []}', "is not a closure manifest of format ablation-closure/3"),
+        ('{"format": "ablation-closure/1", "files": []}', "is not a closure manifest of format ablation-closure/4"),
         (
-            '{"format": "ablation-closure/3", "layers": {}}',
+            '{"format": "ablation-closure/4", "layers": {}}',
             "does not list the layers package, dependencies, stdlib, interpreter",
         ),
         (
-            '{"format": "ablation-closure/3", "layers": {"package": [["a", "xyz"]], "dependencies": [], '
+            '{"format": "ablation-closure/4", "layers": {"package": [["a", "xyz"]], "dependencies": [], '
             '"stdlib": [], "interpreter": []}}',
             "has a malformed package layer",
         ),

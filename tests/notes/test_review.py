@@ -118,6 +118,7 @@ def test_what_to_cite_comes_first_with_every_digest(day: dict[str, Path], capsys
         f"| Evidence bundle SHA-256 | `{bundle_sha}` |",
         f"| Bundle content SHA-256 (of `SHA256SUMS`) | `{_sums_sha256(day['signed.tar.gz'])}` |",
         f"| Evaluator identityDigest | `{recorded['evaluator']['identityDigest']}` |",
+        "| Evaluator source revision | none: an unsealed development checkout; no commit names this code |",
         "| Container image ID | not recorded (the run was not made in the container image) |",
         f"| Bundle signature | verified with the public key `{_fingerprint(day['k.pub'])}` |",
     ]

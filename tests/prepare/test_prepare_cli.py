@@ -56,15 +56,18 @@ def test_usage_errors_exit_2(args: tuple[str, ...], tail: str) -> None:
     assert ran.err.endswith(tail)
 
 
+UNSEALED_VERSION = "ablation-prepare (unsealed: a development checkout; no source revision)\n"
+
+
 def test_version() -> None:
-    assert run_prepare("--version").out == "ablation-prepare 0.1.0\n"
+    assert run_prepare("--version").out == UNSEALED_VERSION
 
 
 def test_python_dash_m_runs_the_same_command_line() -> None:
     completed = subprocess.run(
         [sys.executable, "-m", "ablation.prepare", "--version"], cwd=ROOT, capture_output=True, text=True, check=False
     )
-    assert (completed.returncode, completed.stdout) == (0, "ablation-prepare 0.1.0\n")
+    assert (completed.returncode, completed.stdout) == (0, UNSEALED_VERSION)
 
 
 @pytest.mark.skipif(not SEALED.is_file(), reason=f"{SEALED} is not built (make venv)")
