@@ -38,8 +38,19 @@ def captured(*args: object) -> tuple[int, str, str]:
 
 def make_day(folder: Path, *, pinned: bool) -> dict[str, Path]:
     """The example run (pinned or not), a key pair, another key pair, a signed and an unsigned bundle."""
-    f = {name: folder / name for name in ("in.json", "results.json", "k.pem", "k.pub", "other.pem", "other.pub",
-                                          "signed.tar.gz", "unsigned.tar.gz")}  # fmt: skip
+    f = {
+        name: folder / name
+        for name in (
+            "in.json",
+            "results.json",
+            "k.pem",
+            "k.pub",
+            "other.pem",
+            "other.pub",
+            "signed.tar.gz",
+            "unsigned.tar.gz",
+        )
+    }
     f["in.json"].write_bytes(EXAMPLE.read_bytes())
     pin = ["--input-sha256", EXAMPLE_SHA256] if pinned else []
     assert captured("run", "--input", f["in.json"], *pin, "--output", f["results.json"])[0] == 0

@@ -81,27 +81,39 @@ def test_keygen_prints_the_fingerprint_a_reviewer_recomputes(tmp_path: Path) -> 
 
 def test_archive_says_it_signed_and_with_which_key(pinned: dict[str, Path], tmp_path: Path) -> None:
     """archive --sign-key reports the key on stderr; stdout stays one sha256sum line."""
-    code, out, err = captured("archive", "--input", pinned["in.json"], "--results", pinned["results.json"],
-                              "--bundle", tmp_path / "b.tar.gz", "--sign-key", pinned["k.pem"])  # fmt: skip
+    code, out, err = captured(
+        "archive",
+        "--input",
+        pinned["in.json"],
+        "--results",
+        pinned["results.json"],
+        "--bundle",
+        tmp_path / "b.tar.gz",
+        "--sign-key",
+        pinned["k.pem"],
+    )
     assert code == 0
     assert out == f"{hashlib.sha256((tmp_path / 'b.tar.gz').read_bytes()).hexdigest()}  {tmp_path / 'b.tar.gz'}\n"
     assert err == (
         f"ablation: signed SHA256SUMS with Ed25519; the public key's fingerprint is {_der_sha256(pinned['k.pub'])} "
         "(reviewers check the signature with --public-key and --expect-key)\n"
     )
-    code, _, err = captured("archive", "--input", pinned["in.json"], "--results", pinned["results.json"],
-                            "--bundle", tmp_path / "u.tar.gz")  # fmt: skip
+    code, _, err = captured(
+        "archive", "--input", pinned["in.json"], "--results", pinned["results.json"], "--bundle", tmp_path / "u.tar.gz"
+    )
     assert (code, err) == (0, "")
 
 
 def test_the_right_key_passes_and_says_so(pinned: dict[str, Path]) -> None:
     """The expected key: exit 0 and the signature line says it matched."""
     right = _der_sha256(pinned["k.pub"])
-    code, out, err = captured("verify-archive", pinned["signed.tar.gz"], "--public-key", pinned["k.pub"],
-                              "--expect-key", right)  # fmt: skip
+    code, out, err = captured(
+        "verify-archive", pinned["signed.tar.gz"], "--public-key", pinned["k.pub"], "--expect-key", right
+    )
     assert (code, err) == (0, "")
-    assert out.endswith(f"\nsignature: SHA256SUMS.sig verified with public key {right}; the expected key "
-                        "(--expect-key matched)\n")  # fmt: skip
+    assert out.endswith(
+        f"\nsignature: SHA256SUMS.sig verified with public key {right}; the expected key (--expect-key matched)\n"
+    )
     code, out, _ = captured("verify-archive", pinned["signed.tar.gz"], "--public-key", pinned["k.pub"])
     assert out.endswith("; no --expect-key given: compare this fingerprint with one from a trusted source\n")
 
@@ -109,8 +121,20 @@ def test_the_right_key_passes_and_says_so(pinned: dict[str, Path]) -> None:
 def test_a_bundle_resigned_with_another_key_fails_the_expected_key(pinned: dict[str, Path], tmp_path: Path) -> None:
     """Issue 22 Why 4: the genuine content signed by another key, shipped with that key."""
     resigned = tmp_path / "resigned.tar.gz"
-    assert captured("archive", "--input", pinned["in.json"], "--results", pinned["results.json"],
-                    "--bundle", resigned, "--sign-key", pinned["other.pem"])[0] == 0  # fmt: skip
+    assert (
+        captured(
+            "archive",
+            "--input",
+            pinned["in.json"],
+            "--results",
+            pinned["results.json"],
+            "--bundle",
+            resigned,
+            "--sign-key",
+            pinned["other.pem"],
+        )[0]
+        == 0
+    )
     assert captured("verify-archive", resigned, "--public-key", pinned["other.pub"])[0] == 0  # today's "valid"
     expected, other = _der_sha256(pinned["k.pub"]), _der_sha256(pinned["other.pub"])
     for command in (("verify-archive", resigned), ("notes", "--bundle", resigned)):
@@ -125,8 +149,9 @@ def test_a_bundle_resigned_with_another_key_fails_the_expected_key(pinned: dict[
 def test_an_unsigned_bundle_fails_the_expected_key(pinned: dict[str, Path]) -> None:
     """--expect-key on an unsigned bundle: exit 3."""
     expected = _der_sha256(pinned["k.pub"])
-    code, out, err = captured("verify-archive", pinned["unsigned.tar.gz"], "--public-key", pinned["k.pub"],
-                              "--expect-key", expected)  # fmt: skip
+    code, out, err = captured(
+        "verify-archive", pinned["unsigned.tar.gz"], "--public-key", pinned["k.pub"], "--expect-key", expected
+    )
     assert (code, out) == (3, "")
     assert err.endswith(f"/SHA256SUMS.sig: missing: the bundle is not signed, but --expect-key {expected} was given\n")
 
@@ -134,14 +159,18 @@ def test_an_unsigned_bundle_fails_the_expected_key(pinned: dict[str, Path]) -> N
 @pytest.mark.parametrize(
     ("args", "code", "said"),
     [
-        (("--expect-key", "sha256:" + "0" * 64), 2, "ablation: --expect-key names the key that must have signed: "
-         "give that key with --public-key too\n"),
+        (
+            ("--expect-key", "sha256:" + "0" * 64),
+            2,
+            "ablation: --expect-key names the key that must have signed: give that key with --public-key too\n",
+        ),
         (("--expect-key", "0" * 64), 2, "argument --expect-key: not a key fingerprint ('sha256:' and 64 lowercase hex"),
         (("--expect-key", "SHA256:" + "A" * 64), 2, "not a key fingerprint"),
     ],
-)  # fmt: skip
-def test_an_expected_key_without_a_key_or_misspelt_is_a_usage_error(args: tuple[str, ...], code: int, said: str,
-                                                                     pinned: dict[str, Path]) -> None:  # fmt: skip
+)
+def test_an_expected_key_without_a_key_or_misspelt_is_a_usage_error(
+    args: tuple[str, ...], code: int, said: str, pinned: dict[str, Path]
+) -> None:
     """--expect-key alone or misspelt: exit 2."""
     got, out, err = captured("verify-archive", pinned["signed.tar.gz"], *args)
     assert (got, out) == (code, "")

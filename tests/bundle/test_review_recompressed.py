@@ -87,8 +87,9 @@ def _header_with(data: bytes, flags: int, fields: bytes) -> bytes:
         ("a comment and an extra field", 0x14, b"\x04\x00abcdhello\0", "an extra field, a comment"),
     ],
 )
-def test_other_well_formed_headers_are_read(name: str, flags: int, fields: bytes, said: str,
-                                             day: dict[str, Path], tmp_path: Path) -> None:  # fmt: skip
+def test_other_well_formed_headers_are_read(
+    name: str, flags: int, fields: bytes, said: str, day: dict[str, Path], tmp_path: Path
+) -> None:
     """A header CRC, a name, a comment, an extra field: read and described."""
     path = tmp_path / "h.tar.gz"
     path.write_bytes(_header_with(day["unsigned.tar.gz"].read_bytes(), flags, fields))

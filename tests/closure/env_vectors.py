@@ -54,8 +54,12 @@ def seal(env_dir: Path) -> None:
     """Seal (again) the venv at ``env_dir``."""
     completed = subprocess.run(
         [str(env_dir / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(LOCK)],
-        capture_output=True, text=True, check=False, env=base_env(), cwd=env_dir,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=base_env(),
+        cwd=env_dir,
+    )
     assert completed.returncode == 0, completed.stderr
 
 
@@ -65,8 +69,11 @@ def ablation(
     """Run the environment's console script (after ``prefix``, e.g. ``unshare -m``); bytes out."""
     return subprocess.run(
         [*prefix, str(env_dir / "bin" / "ablation"), *map(str, args)],
-        capture_output=True, check=False, env=base_env() if env is None else env, cwd=env_dir,
-    )  # fmt: skip
+        capture_output=True,
+        check=False,
+        env=base_env() if env is None else env,
+        cwd=env_dir,
+    )
 
 
 def refusal(completed: subprocess.CompletedProcess[bytes]) -> str:
@@ -152,10 +159,16 @@ def private_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("needs the sealed .venv that `make test` builds first (make venv)")
     root = tmp_path_factory.mktemp("env-private")
     facts = subprocess.run(
-        [str(VENV / "bin" / "python"), "-I", "-c",
-         "import os, sys; print(sys._stdlib_dir); print(os.path.realpath('/proc/self/exe'))"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split("\n")  # fmt: skip
+        [
+            str(VENV / "bin" / "python"),
+            "-I",
+            "-c",
+            "import os, sys; print(sys._stdlib_dir); print(os.path.realpath('/proc/self/exe'))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
     stdlib, executable = Path(facts[0]), Path(facts[1])
     base = root / "base"
     (base / "bin").mkdir(parents=True)
@@ -165,8 +178,9 @@ def private_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(
         [str(base / "bin" / "python3.11"), "-m", "venv", "--without-pip", str(venv)], check=True, env=base_env()
     )
-    shutil.copytree(site_of(VENV), site_of(venv), symlinks=True, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("CLOSURE.json"))  # fmt: skip
+    shutil.copytree(
+        site_of(VENV), site_of(venv), symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns("CLOSURE.json")
+    )
     seal(venv)
     return venv
 
@@ -231,10 +245,18 @@ def payload(tmp_path_factory: pytest.TempPathFactory) -> Payload:
     # stand-in against it records that path as DT_NEEDED, so the stand-in forwards every symbol.
     steps = [
         [compiler, "-shared", "-fPIC", "-x", "c", "/dev/null", "-o", str(root / "forward.so"), f"-Wl,-soname,{real}"],
-        [*build, "-o", str(folder / "libcrypto.so.3"), "-Wl,-soname,libcrypto.so.3", str(PAYLOAD_SOURCE),
-         "-Wl,--no-as-needed", str(root / "forward.so"), "-ldl"],
+        [
+            *build,
+            "-o",
+            str(folder / "libcrypto.so.3"),
+            "-Wl,-soname,libcrypto.so.3",
+            str(PAYLOAD_SOURCE),
+            "-Wl,--no-as-needed",
+            str(root / "forward.so"),
+            "-ldl",
+        ],
         [*build, "-o", str(folder / "payload.so"), str(PAYLOAD_SOURCE), "-ldl"],
-    ]  # fmt: skip
+    ]
     for step in steps:
         completed = subprocess.run(step, capture_output=True, text=True, check=False)
         if completed.returncode != 0:

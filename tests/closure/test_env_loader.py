@@ -30,8 +30,13 @@ def test_the_stand_in_library_flips_the_gate_and_hides_itself_where_it_is_loaded
         "import hashlib, fractions; print(fractions.Fraction(1, 10) >= fractions.Fraction(1, 5)); "
         "print(any('ablation-payload' in line for line in open('/proc/self/maps')))"
     )
-    completed = subprocess.run([str(VENV / "bin" / "python"), "-I", "-c", probe], capture_output=True, text=True,
-                               check=False, env=base_env(LD_LIBRARY_PATH=str(payload.folder)))  # fmt: skip
+    completed = subprocess.run(
+        [str(VENV / "bin" / "python"), "-I", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=base_env(LD_LIBRARY_PATH=str(payload.folder)),
+    )
     assert completed.stdout == "True\nFalse\n", completed.stderr
     assert payload.ran() == "loaded\npatched\n"
 
@@ -49,10 +54,25 @@ def test_LD_LIBRARY_PATH_naming_a_hiding_stand_in_is_refused(
 
 @pytest.mark.parametrize(
     "name",
-    ["LD_PRELOAD", "LD_AUDIT", "LD_DEBUG", "LD_BIND_NOW", "GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "TZDIR",
-     "NLSPATH", "HOSTALIASES", "MALLOC_TRACE", "RES_OPTIONS", "GETCONF_DIR", "LOCALDOMAIN", "NIS_PATH",
-     "RESOLV_HOST_CONF"],
-)  # fmt: skip
+    [
+        "LD_PRELOAD",
+        "LD_AUDIT",
+        "LD_DEBUG",
+        "LD_BIND_NOW",
+        "GCONV_PATH",
+        "GLIBC_TUNABLES",
+        "LOCPATH",
+        "TZDIR",
+        "NLSPATH",
+        "HOSTALIASES",
+        "MALLOC_TRACE",
+        "RES_OPTIONS",
+        "GETCONF_DIR",
+        "LOCALDOMAIN",
+        "NIS_PATH",
+        "RESOLV_HOST_CONF",
+    ],
+)
 def test_every_loader_and_c_library_variable_is_refused_by_name(sealed_copy: Path, name: str) -> None:
     line = refusal(ablation(sealed_copy, "identity", env=base_env(**{name: ""})))  # empty: the loader stays quiet
     assert line == f"ablation: closure: {name} {_AT_START}"
@@ -74,8 +94,12 @@ def test_TMPDIR_is_cleared_not_refused(
 
 
 def test_the_module_entry_refuses_too(sealed_copy: Path) -> None:
-    completed = subprocess.run([str(sealed_copy / "bin" / "python"), "-IB", "-m", "ablation", "identity"],
-                               capture_output=True, check=False, env=base_env(LD_PRELOAD=""))  # fmt: skip
+    completed = subprocess.run(
+        [str(sealed_copy / "bin" / "python"), "-IB", "-m", "ablation", "identity"],
+        capture_output=True,
+        check=False,
+        env=base_env(LD_PRELOAD=""),
+    )
     assert refusal(completed) == f"ablation: closure: LD_PRELOAD {_AT_START}"
 
 

@@ -57,8 +57,9 @@ def _session(env_dir: Path, work: Path, env: dict[str, str]) -> dict[str, bytes]
     }
     seen: dict[str, bytes] = {}
     for name, args in steps.items():
-        completed = subprocess.run([str(env_dir / "bin" / "ablation"), *args], capture_output=True, check=False,
-                                   env=env, cwd=work)  # fmt: skip
+        completed = subprocess.run(
+            [str(env_dir / "bin" / "ablation"), *args], capture_output=True, check=False, env=env, cwd=work
+        )
         assert completed.returncode == 0, (name, completed.stderr)
         seen[name] = completed.stdout if name != "keygen" else b""
     seen["r.json"] = (work / "r.json").read_bytes()
@@ -81,8 +82,13 @@ def test_make_run_is_byte_identical_under_any_locale(tmp_path: Path, name: str) 
     outputs = {}
     for label, settings in (("clean", base_env()), (name, env)):
         out = tmp_path / label / "example.results.json"
-        completed = subprocess.run(["make", "--no-print-directory", "run", f"OUTPUT={out}"], cwd=REPOSITORY,
-                                   env=settings, capture_output=True, check=False)  # fmt: skip
+        completed = subprocess.run(
+            ["make", "--no-print-directory", "run", f"OUTPUT={out}"],
+            cwd=REPOSITORY,
+            env=settings,
+            capture_output=True,
+            check=False,
+        )
         assert completed.returncode == 0, completed.stderr
         outputs[label] = out.read_bytes()
     assert outputs[name] == outputs["clean"]

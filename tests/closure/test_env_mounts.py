@@ -39,17 +39,28 @@ def _bound(source: Path, target: Path) -> tuple[str, ...]:
 
 def _edited_fractions(stdlib: Path, tmp_path: Path) -> Path:
     source = tmp_path / "fractions.py"
-    source.write_text((stdlib / "fractions.py").read_text(encoding="utf-8")
-                      + "\nFraction.__ge__ = lambda a, b: True\n", encoding="utf-8")  # fmt: skip
+    source.write_text(
+        (stdlib / "fractions.py").read_text(encoding="utf-8") + "\nFraction.__ge__ = lambda a, b: True\n",
+        encoding="utf-8",
+    )
     compiled = tmp_path / "fractions.pyc"
-    py_compile.compile(str(source), cfile=str(compiled), dfile="fractions.py", doraise=True,
-                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)  # fmt: skip
+    py_compile.compile(
+        str(source),
+        cfile=str(compiled),
+        dfile="fractions.py",
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
     return compiled
 
 
 def _stdlib() -> Path:
-    out = subprocess.run([str(VENV / "bin" / "python"), "-I", "-c", "import sys; print(sys._stdlib_dir)"],
-                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    out = subprocess.run(
+        [str(VENV / "bin" / "python"), "-I", "-c", "import sys; print(sys._stdlib_dir)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return Path(out.strip())
 
 
@@ -127,10 +138,17 @@ def test_the_container_runtime_s_own_mounts_are_fine() -> None:
 
 @pytest.mark.parametrize(
     "point",
-    ["/opt/ablation", "/opt/ablation/bin/ablation", "/usr/lib/python3.11/fractions.py",
-     "/opt/ablation/lib/python3.11/site-packages/ablation", "/usr/bin/python3.11", "/etc/ld.so.preload",
-     "/etc/ld.so.cache", "/usr/lib/python3.11/lib-dynload"],
-)  # fmt: skip
+    [
+        "/opt/ablation",
+        "/opt/ablation/bin/ablation",
+        "/usr/lib/python3.11/fractions.py",
+        "/opt/ablation/lib/python3.11/site-packages/ablation",
+        "/usr/bin/python3.11",
+        "/etc/ld.so.preload",
+        "/etc/ld.so.cache",
+        "/usr/lib/python3.11/lib-dynload",
+    ],
+)
 def test_a_mount_over_or_inside_the_image_s_closure_is_named(point: str) -> None:
     mountinfo = _DOCKER + f"710 700 254:0 /x {point.replace(' ', chr(92) + '040')} ro - ext4 /dev/vda rw\n"
     found = [p.render() for p in mount_problems(mountinfo, *_image_layout())]

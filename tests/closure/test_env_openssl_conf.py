@@ -37,8 +37,9 @@ def test_the_provider_payload_flips_the_gate_where_openssl_reads_the_variable(pa
     payload.reset()
     config = _provider_config(tmp_path, payload.plain)
     env = base_env(OPENSSL_CONF=str(config))
-    completed = subprocess.run([str(VENV / "bin" / "python"), "-I", "-c", PATCH_PROBE],
-                               capture_output=True, text=True, check=False, env=env)  # fmt: skip
+    completed = subprocess.run(
+        [str(VENV / "bin" / "python"), "-I", "-c", PATCH_PROBE], capture_output=True, text=True, check=False, env=env
+    )
     assert completed.stdout == "True\n", completed.stderr
     assert payload.ran() == "loaded\npatched\n"
 
@@ -121,7 +122,18 @@ def test_a_system_and_a_bundled_openssl_configuration_are_inert(
     completed = evaluation.run(sealed_copy, out, prefix=prefix)
     assert completed.returncode == 0, completed.stderr
     assert out.read_bytes() == clean_results
-    archived = ablation(sealed_copy, "archive", "--input", evaluation.path, "--results", out, "--bundle", bundle,
-                        "--sign-key", keys[0], prefix=prefix)  # fmt: skip
+    archived = ablation(
+        sealed_copy,
+        "archive",
+        "--input",
+        evaluation.path,
+        "--results",
+        out,
+        "--bundle",
+        bundle,
+        "--sign-key",
+        keys[0],
+        prefix=prefix,
+    )
     assert archived.returncode == 0, archived.stderr
     assert payload.ran() == ""

@@ -37,8 +37,13 @@ def gates(sealed_copy: Path, tmp_path: Path) -> Iterator[tuple[Path, bytes, byte
         encoding="utf-8",
     )
     edited = tmp_path / "gates.pyc"
-    py_compile.compile(str(source), cfile=str(edited), dfile="ablation/gates.py", doraise=True,
-                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)  # fmt: skip
+    py_compile.compile(
+        str(source),
+        cfile=str(edited),
+        dfile="ablation/gates.py",
+        doraise=True,
+        invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    )
     yield target, original, edited.read_bytes()
     target.write_bytes(original)
 

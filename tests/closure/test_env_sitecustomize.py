@@ -37,8 +37,13 @@ def _hiding_sitecustomize(marker: Path) -> str:
 
 
 def _closure_check(env_dir: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(REPOSITORY / "tools" / "closure-check.sh"), str(env_dir)],
-                          capture_output=True, text=True, check=False, env=base_env())  # fmt: skip
+    return subprocess.run(
+        ["bash", str(REPOSITORY / "tools" / "closure-check.sh"), str(env_dir)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=base_env(),
+    )
 
 
 @pytest.fixture
@@ -82,8 +87,13 @@ def test_the_hiding_sitecustomize_runs_in_an_interpreter_with_site(
     marker = tmp_path / "ran"
     _place(form, placed, marker)
     probe = "import fractions; print(fractions.Fraction(1, 10) >= fractions.Fraction(1, 5))"
-    completed = subprocess.run([str(private_env / "bin" / "python"), "-IB", "-c", probe],
-                               capture_output=True, text=True, check=False, env=base_env())  # fmt: skip
+    completed = subprocess.run(
+        [str(private_env / "bin" / "python"), "-IB", "-c", probe],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=base_env(),
+    )
     assert completed.stdout == "True\n", completed.stderr
     assert marker.read_text(encoding="utf-8") == "ran"
 
@@ -93,11 +103,14 @@ def test_the_hiding_sitecustomize_runs_in_an_interpreter_with_site(
     [
         ("package", f"sitecustomize is not in the closure manifest (layer stdlib); {_RESEAL}"),
         ("lib-dynload", f"lib-dynload/sitecustomize.py is not in the closure manifest (layer stdlib); {_RESEAL}"),
-        ("zip", "{zip} is on sys.path ahead of the standard library, and was absent when the environment was sealed; "
-                "start the evaluator with the environment's bin/ablation (or python -IB -m ablation); nothing outside "
-                "the sealed environment may be imported"),
+        (
+            "zip",
+            "{zip} is on sys.path ahead of the standard library, and was absent when the environment was sealed; "
+            "start the evaluator with the environment's bin/ablation (or python -IB -m ablation); nothing outside "
+            "the sealed environment may be imported",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_hiding_sitecustomize_is_refused_and_named_from_outside(
     private_env: Path, placed: dict[str, Path], evaluation: Evaluation, tmp_path: Path, form: str, line: str
 ) -> None:

@@ -24,17 +24,36 @@ from tests.closure.env_vectors import SEALED, VENV
 def test_refused_variables_are_the_loader_s_glibc_s_and_the_two_under_I() -> None:
     names = {"LD_ANYTHING", "GCONV_PATH", "TZDIR", "PYTHONEXECUTABLE", "TMPDIR", "OPENSSL_CONF", "LANG", "TZ"}
     assert [name for name, _, _ in boot.refused_variables(names)] == [
-        "GCONV_PATH", "LD_ANYTHING", "PYTHONEXECUTABLE", "TZDIR"
-    ]  # fmt: skip
+        "GCONV_PATH",
+        "LD_ANYTHING",
+        "PYTHONEXECUTABLE",
+        "TZDIR",
+    ]
     assert set(boot.REFUSED_NAMES) >= {
-        "GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE",
-        "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TZDIR",
-    }  # fmt: skip
+        "GCONV_PATH",
+        "GETCONF_DIR",
+        "GLIBC_TUNABLES",
+        "HOSTALIASES",
+        "LOCALDOMAIN",
+        "LOCPATH",
+        "MALLOC_TRACE",
+        "NIS_PATH",
+        "NLSPATH",
+        "RESOLV_HOST_CONF",
+        "RES_OPTIONS",
+        "TZDIR",
+    }
 
 
 def test_stage_two_gets_a_fixed_environment_and_the_product_s_own_variables() -> None:
-    caller = {b"LANG": b"tr_TR.UTF-8", b"OPENSSL_CONF": b"/x", b"SOURCE_DATE_EPOCH": b"1700000000",
-              b"ABLATION_IMAGE_DIGEST": b"sha256:" + b"a" * 64, b"PATH": b"/bin", b"TMPDIR": b"/t"}  # fmt: skip
+    caller = {
+        b"LANG": b"tr_TR.UTF-8",
+        b"OPENSSL_CONF": b"/x",
+        b"SOURCE_DATE_EPOCH": b"1700000000",
+        b"ABLATION_IMAGE_DIGEST": b"sha256:" + b"a" * 64,
+        b"PATH": b"/bin",
+        b"TMPDIR": b"/t",
+    }
     assert boot.clean_environment(caller, "/v/lib/python3.11/site-packages") == {
         b"LC_ALL": b"C.UTF-8",
         b"TZ": b"UTC",
@@ -67,21 +86,33 @@ def test_the_manifest_read_without_json_equals_the_json_reading() -> None:
 
 
 def test_the_manifest_reader_leaves_out_escaped_paths_and_reads_nulls() -> None:
-    layers: dict[str, dict[str, str | None]] = {"package": {"a.py": "a" * 64, 'q"uote.py': "b" * 64, "RECORD": None},
-              "dependencies": {}, "stdlib": {"x.py": "c" * 64}, "interpreter": {}}  # fmt: skip
+    layers: dict[str, dict[str, str | None]] = {
+        "package": {"a.py": "a" * 64, 'q"uote.py': "b" * 64, "RECORD": None},
+        "dependencies": {},
+        "stdlib": {"x.py": "c" * 64},
+        "interpreter": {},
+    }
     data = render_manifest(package={"name": "ablation", "version": "0"}, distributions=[], layers=layers, local={})
     assert read_layers(data) == {
-        "package": {"RECORD": None, "a.py": "a" * 64}, "dependencies": {}, "stdlib": {"x.py": "c" * 64},
+        "package": {"RECORD": None, "a.py": "a" * 64},
+        "dependencies": {},
+        "stdlib": {"x.py": "c" * 64},
         "interpreter": {},
-    }  # fmt: skip
+    }
 
 
 def test_the_new_manifest_members_round_trip(tmp_path: Path) -> None:
     layers: dict[str, dict[str, str | None]] = {"package": {}, "dependencies": {}, "stdlib": {}, "interpreter": {}}
     trees = {"prefix": {"bin": "dir", "bin/python": "link"}, "site": {}, "stdlib": {"site-packages": "skip"}}
-    data = render_manifest(package={"name": "ablation", "sourceRevision": None}, distributions=[], layers=layers,
-                           local={}, environment="container", trees=trees,
-                           absent=("usr/lib/python311.zip",))  # fmt: skip
+    data = render_manifest(
+        package={"name": "ablation", "sourceRevision": None},
+        distributions=[],
+        layers=layers,
+        local={},
+        environment="container",
+        trees=trees,
+        absent=("usr/lib/python311.zip",),
+    )
     (tmp_path / "m.json").write_bytes(data)
     manifest = read_manifest(tmp_path / "m.json", "m.json")
     assert (manifest.environment, manifest.absent) == ("container", ("usr/lib/python311.zip",))

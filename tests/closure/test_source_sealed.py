@@ -86,8 +86,11 @@ def make_seal(checkout: Path, venv: Path) -> str:
     """``make seal VENV=venv`` in ``checkout``; the seal tool's line on the source revision."""
     completed = subprocess.run(
         ["make", "--no-print-directory", "-C", str(checkout), "seal", f"VENV={venv}", f"DEV_VENV={DEV_VENV}"],
-        capture_output=True, text=True, check=False, env=_env(),
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_env(),
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     return completed.stdout.splitlines()[-1]
 
@@ -96,8 +99,12 @@ def seal_tool(venv: Path, *args: str, env: dict[str, str] | None = None) -> str:
     """``tools/seal.py`` run directly (as the image build does); the line on the source revision."""
     completed = subprocess.run(
         [str(venv / "bin" / "python"), "-I", "-B", str(SEAL), "--lock", str(ROOT / "requirements.lock"), *args],
-        capture_output=True, text=True, check=False, env=env or _env(), cwd=venv,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env or _env(),
+        cwd=venv,
+    )
     assert completed.returncode == 0, completed.stderr
     return completed.stdout.splitlines()[-1]
 
@@ -259,8 +266,11 @@ def test_the_image_build_s_listing_gives_the_same_revision(built: Built, direct:
     with listing.open("wb") as out:
         subprocess.run(
             ["bash", "-c", f"set -euo pipefail\n{functions}\nsource_tree"],
-            cwd=built.checkout, stdout=out, check=True, env=_env(),
-        )  # fmt: skip
+            cwd=built.checkout,
+            stdout=out,
+            check=True,
+            env=_env(),
+        )
     assert listing.read_bytes().startswith(built.commit.encode() + b"\n100644 blob ")
     assert seal_tool(direct, "--source-tree", str(listing)) == (
         f"seal: source revision {built.commit} (listed in {listing})"

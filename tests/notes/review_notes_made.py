@@ -39,8 +39,20 @@ def make_example(folder: Path) -> dict[str, Path]:
         == 0
     )
     assert captured("keygen", "--private-key", f["k.pem"], "--public-key", f["k.pub"])[0] == 0
-    assert captured("archive", "--input", f["in.json"], "--results", f["results.json"], "--bundle", f["b.tar.gz"],
-                    "--sign-key", f["k.pem"])[0] == 0  # fmt: skip
+    assert (
+        captured(
+            "archive",
+            "--input",
+            f["in.json"],
+            "--results",
+            f["results.json"],
+            "--bundle",
+            f["b.tar.gz"],
+            "--sign-key",
+            f["k.pem"],
+        )[0]
+        == 0
+    )
     return f
 
 

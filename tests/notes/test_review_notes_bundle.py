@@ -35,8 +35,9 @@ def _fingerprint(pem: Path) -> str:
     return "sha256:" + hashlib.sha256(base64.b64decode(body)).hexdigest()
 
 
-def test_notes_of_the_bundle_alone_recompute_without_extracting(example: dict[str, Path], tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_notes_of_the_bundle_alone_recompute_without_extracting(
+    example: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """notes --bundle alone: recomputed, nothing extracted, the same notes."""
 
     def no_extraction(*_args: object, **_kwargs: object) -> None:
@@ -47,8 +48,9 @@ def test_notes_of_the_bundle_alone_recompute_without_extracting(example: dict[st
     monkeypatch.setattr(tarfile, "open", no_extraction)
     monkeypatch.chdir(tmp_path)
     key = _fingerprint(example["k.pub"])
-    code, alone, err = captured("notes", "--bundle", example["b.tar.gz"], "--public-key", example["k.pub"],
-                                "--expect-key", key)  # fmt: skip
+    code, alone, err = captured(
+        "notes", "--bundle", example["b.tar.gz"], "--public-key", example["k.pub"], "--expect-key", key
+    )
     assert (code, err) == (0, "")
     assert os.listdir(tmp_path) == []
     recorded = json.loads(example["results.json"].read_bytes())
@@ -58,8 +60,17 @@ def test_notes_of_the_bundle_alone_recompute_without_extracting(example: dict[st
         f"evaluator identity `{recorded['evaluator']['identityDigest']}` (the bundle's `identity.json`) |"
     ) in alone
     assert f"| Bundle signature | verified with the public key `{key}`, the one `--expect-key` named |" in alone
-    _, both, _ = captured("notes", "--results", example["results.json"], "--bundle", example["b.tar.gz"],
-                          "--public-key", example["k.pub"], "--expect-key", key)  # fmt: skip
+    _, both, _ = captured(
+        "notes",
+        "--results",
+        example["results.json"],
+        "--bundle",
+        example["b.tar.gz"],
+        "--public-key",
+        example["k.pub"],
+        "--expect-key",
+        key,
+    )
     assert both == alone
 
 
@@ -84,8 +95,9 @@ def _members(bundle: Path) -> dict[str, bytes | None]:
     return out
 
 
-def test_a_results_file_that_differs_from_the_recomputation_is_not_drafted(example: dict[str, Path],
-                                                                           tmp_path: Path) -> None:  # fmt: skip
+def test_a_results_file_that_differs_from_the_recomputation_is_not_drafted(
+    example: dict[str, Path], tmp_path: Path
+) -> None:
     """The issue's edited file, bundled with consistent SHA256SUMS (unsigned): only the recomputation refuses it."""
     members = _members(example["b.tar.gz"])
     top = next(iter(members))
@@ -112,10 +124,12 @@ def test_a_results_file_that_differs_from_the_recomputation_is_not_drafted(examp
     ("args", "said"),
     [
         ((), "ablation: give the results file (--results), its bundle (--bundle), or both\n"),
-        (("--bundle", "{b}", "--expect-key", "sha256:" + "0" * 64),
-         "ablation: --expect-key names the key that must have signed: give that key with --public-key too\n"),
+        (
+            ("--bundle", "{b}", "--expect-key", "sha256:" + "0" * 64),
+            "ablation: --expect-key names the key that must have signed: give that key with --public-key too\n",
+        ),
     ],
-)  # fmt: skip
+)
 def test_usage_errors(args: tuple[str, ...], said: str, example: dict[str, Path]) -> None:
     """Neither file, or --expect-key without a key: exit 2."""
     code, out, err = captured("notes", *(a.format(b=example["b.tar.gz"]) for a in args))

@@ -59,19 +59,34 @@ def test_every_chart_number_is_the_recorded_figure(name: str, tmp_path: Path) ->
             assert charts == []
             continue
         assert len(charts) == 2
-        for lines, (quantity, member, axis) in zip(charts, (
-            ("precision", "macroPrecision", "precision = hits / selected"),
-            ("unnecessary per case", "unnecessaryPerCase", "unnecessary files per case"),
-        ), strict=True):  # fmt: skip
-            assert lines[:11] == ["---", "config:", "  xyChart:", "    width: 760", lines[4], "    showLegend: true",
-                                  "  themeVariables:", "    xyChart:", '      plotColorPalette: "#2f6db5"', "---",
-                                  "xychart-beta horizontal"]  # fmt: skip
+        for lines, (quantity, member, axis) in zip(
+            charts,
+            (
+                ("precision", "macroPrecision", "precision = hits / selected"),
+                ("unnecessary per case", "unnecessaryPerCase", "unnecessary files per case"),
+            ),
+            strict=True,
+        ):
+            assert lines[:11] == [
+                "---",
+                "config:",
+                "  xyChart:",
+                "    width: 760",
+                lines[4],
+                "    showLegend: true",
+                "  themeVariables:",
+                "    xyChart:",
+                '      plotColorPalette: "#2f6db5"',
+                "---",
+                "xychart-beta horizontal",
+            ]
             assert not any(line.lstrip().startswith("line") for line in lines)
             title = _one(_TITLE, lines).group(1)
             assert len(title) <= 60 and title.endswith(f"paths vs {treatment}")
             categories = [c.strip('"') for c in _one(_X, lines).group(1).split(", ")]
-            expected = [f"{label} {arm}" for label, repo in labels.items() if repo in shown
-                        for arm in ("paths", treatment)]  # fmt: skip
+            expected = [
+                f"{label} {arm}" for label, repo in labels.items() if repo in shown for arm in ("paths", treatment)
+            ]
             assert categories == expected
             series, values = _one(_BAR, lines).groups()
             assert series == quantity

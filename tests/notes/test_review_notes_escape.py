@@ -56,11 +56,32 @@ def test_tag_characters_zero_width_spaces_and_bidi_controls_are_escaped(tmp_path
 
 @pytest.mark.parametrize(
     ("character", "category"),
-    [("\u0085", "Cc"), ("\u00ad", "Cf"), ("\u061c", "Cf"), ("\u200b", "Cf"), ("\u200d", "Cf"), ("\u2066", "Cf"),
-     ("\ufeff", "Cf"), ("\U000e0001", "Cf"), ("\U000e007f", "Cf"), ("\ue000", "Co"), ("\U0010fffd", "Co"),
-     ("\u0378", "Cn"), ("\u2028", "Zl"), ("\u2029", "Zp"), ("\u00a0", "Zs"), ("\u3000", "Zs"), ("\u202f", "Zs"),
-     ("\u034f", "Mn"), ("\u115f", "Lo"), ("\u3164", "Lo"), ("\ufe0f", "Mn"), ("\U000e0100", "Mn"), ("\uffa0", "Lo")],
-)  # fmt: skip
+    [
+        ("\u0085", "Cc"),
+        ("\u00ad", "Cf"),
+        ("\u061c", "Cf"),
+        ("\u200b", "Cf"),
+        ("\u200d", "Cf"),
+        ("\u2066", "Cf"),
+        ("\ufeff", "Cf"),
+        ("\U000e0001", "Cf"),
+        ("\U000e007f", "Cf"),
+        ("\ue000", "Co"),
+        ("\U0010fffd", "Co"),
+        ("\u0378", "Cn"),
+        ("\u2028", "Zl"),
+        ("\u2029", "Zp"),
+        ("\u00a0", "Zs"),
+        ("\u3000", "Zs"),
+        ("\u202f", "Zs"),
+        ("\u034f", "Mn"),
+        ("\u115f", "Lo"),
+        ("\u3164", "Lo"),
+        ("\ufe0f", "Mn"),
+        ("\U000e0100", "Mn"),
+        ("\uffa0", "Lo"),
+    ],
+)
 def test_each_class_is_escaped(character: str, category: str) -> None:
     """A character of each escaped class is shown as its escape."""
     assert unicodedata.category(character) == category
@@ -83,9 +104,11 @@ def test_every_code_point_of_the_classes_is_escaped() -> None:
         category = unicodedata.category(c)
         wanted = (code > 0x20 and code != 0x7F and (category[0] == "C" or category in ("Zl", "Zp", "Zs"))) or (
             code in (0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x3164, 0xFFA0)
-            or 0x180B <= code <= 0x180F or 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+            or 0x180B <= code <= 0x180F
+            or 0xFE00 <= code <= 0xFE0F
+            or 0xE0100 <= code <= 0xE01EF
             or 0x1D173 <= code <= 0x1D17A
-        )  # fmt: skip
+        )
         if code > 0x20 and code != 0x7F:
             assert escaped(c) == wanted, hex(code)
 

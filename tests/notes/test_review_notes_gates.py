@@ -52,8 +52,10 @@ def _refused(results: Path) -> str:
 def test_the_issue_edit_is_refused_naming_g1(example: dict[str, Path], tmp_path: Path) -> None:
     """The issue's edited file: exit 3 naming G1."""
     err = _refused(edited(example["results.json"], tmp_path / "edited.json", _issue_edit))
-    assert ': G1: numericStatus is "pass", but 2 repositories reach coverage 3/5 and 3 are needed, so it is "fail" ' \
-           "(and 4 more)" in err  # fmt: skip
+    assert (
+        ': G1: numericStatus is "pass", but 2 repositories reach coverage 3/5 and 3 are needed, so it is "fail" '
+        "(and 4 more)" in err
+    )
 
 
 def _quantity(text: str) -> dict[str, object]:
@@ -63,41 +65,68 @@ def _quantity(text: str) -> dict[str, object]:
 
 
 SINGLE_EDITS: dict[str, tuple[Edit, str]] = {
-    "G4b numericStatus alone": (lambda v: _gate(v, "G4b").update(numericStatus="pass"),
-                                'G4b: numericStatus is "pass", but the per-case counts give reduction 1/6 where '
-                                '≥ 1/5 is needed, so it is "fail"'),
-    "G4b status alone": (lambda v: _gate(v, "G4b").update(status="pass"),
-                         'G4b: status is "pass", but the per-case counts give reduction 1/6 where ≥ 1/5 is needed, '
-                         'so it is "fail"'),
-    "G4a threshold lowered": (lambda v: _gate(v, "G4a")["measured"].update(threshold=_quantity("1/100")),
-                              "G4a: its threshold 1/100 is not 1/10, the preregistered threshold"),
-    "G4a delta inflated": (lambda v: _gate(v, "G4a")["measured"].update(delta=_quantity("1/5")),
-                           "G4a: its delta 1/5 is not 11/100, what the per-case counts give"),
-    "G4a value not its exact": (lambda v: _gate(v, "G4a")["measured"]["delta"].update(value=0.5),
-                                "G4a: /gateAssessment/gates/3/measured/delta/value 0.5 is not 11/100 as a double"),
-    "G1 count": (lambda v: _gate(v, "G1")["measured"].update(eligibleRepositoryCount=3),
-                 "G1: it counts 3 eligible repositories where the coverage gives 2"),
-    "G1 coverage": (lambda v: _gate(v, "G1")["measured"]["coverage"][1].update(coverage=_quantity("3/5"),
-                                                                                   eligible=True),
-                    "G1: coverage 3/5 of 'console-web' is not its 2/5"),
-    "G3 status": (lambda v: _gate(v, "G3").update(status="requires_review"),
-                  'G3: status is "requires_review", but armsShareCandidateUniverse is true, so it is "pass"'),
-    "G5 numericStatus": (lambda v: _gate(v, "G5").update(numericStatus="pass"),
-                         'G5: numericStatus is "pass", but staleness is reviewed, not decided, so it is null'),
-    "G5 stale rate": (lambda v: _gate(v, "G5")["measured"]["repositories"][0].update(staleRate=_quantity("0")),
-                      "G5: stale rate 0 of 'ledger-api' is not"),
-    "G7 tokens": (lambda v: _gate(v, "G7")["measured"]["repositories"][0]["gitEvidenceBytes"].update(
-                      approximateTokens=1),
-                  "G7: an approximate token count is not bytes/4 rounded up"),
-    "numericGatesPassed alone": (lambda v: v["gateAssessment"].update(numericGatesPassed=True),
-                                 "numericGatesPassed: true, but G1, G4b do not pass"),
-    "automaticAdoption": (lambda v: v["gateAssessment"].update(automaticAdoption=True),
-                          "automaticAdoption: true, which ablation never writes (it never adopts)"),
-    "case hits": (lambda v: v["result"]["cases"][0]["arms"]["paths"]["metrics"].update(hits=3),
-                  "case 'ledger-api-01', arm paths: 3 hits and 1 unnecessary are not its 3 selected"),
-    "case precision": (lambda v: v["result"]["cases"][0]["arms"]["paths"]["metrics"].update(precision=1),
-                       "case 'ledger-api-01', arm paths: precision 1 is not 2/3, what its lists give"),
-}  # fmt: skip
+    "G4b numericStatus alone": (
+        lambda v: _gate(v, "G4b").update(numericStatus="pass"),
+        'G4b: numericStatus is "pass", but the per-case counts give reduction 1/6 where '
+        '≥ 1/5 is needed, so it is "fail"',
+    ),
+    "G4b status alone": (
+        lambda v: _gate(v, "G4b").update(status="pass"),
+        'G4b: status is "pass", but the per-case counts give reduction 1/6 where ≥ 1/5 is needed, so it is "fail"',
+    ),
+    "G4a threshold lowered": (
+        lambda v: _gate(v, "G4a")["measured"].update(threshold=_quantity("1/100")),
+        "G4a: its threshold 1/100 is not 1/10, the preregistered threshold",
+    ),
+    "G4a delta inflated": (
+        lambda v: _gate(v, "G4a")["measured"].update(delta=_quantity("1/5")),
+        "G4a: its delta 1/5 is not 11/100, what the per-case counts give",
+    ),
+    "G4a value not its exact": (
+        lambda v: _gate(v, "G4a")["measured"]["delta"].update(value=0.5),
+        "G4a: /gateAssessment/gates/3/measured/delta/value 0.5 is not 11/100 as a double",
+    ),
+    "G1 count": (
+        lambda v: _gate(v, "G1")["measured"].update(eligibleRepositoryCount=3),
+        "G1: it counts 3 eligible repositories where the coverage gives 2",
+    ),
+    "G1 coverage": (
+        lambda v: _gate(v, "G1")["measured"]["coverage"][1].update(coverage=_quantity("3/5"), eligible=True),
+        "G1: coverage 3/5 of 'console-web' is not its 2/5",
+    ),
+    "G3 status": (
+        lambda v: _gate(v, "G3").update(status="requires_review"),
+        'G3: status is "requires_review", but armsShareCandidateUniverse is true, so it is "pass"',
+    ),
+    "G5 numericStatus": (
+        lambda v: _gate(v, "G5").update(numericStatus="pass"),
+        'G5: numericStatus is "pass", but staleness is reviewed, not decided, so it is null',
+    ),
+    "G5 stale rate": (
+        lambda v: _gate(v, "G5")["measured"]["repositories"][0].update(staleRate=_quantity("0")),
+        "G5: stale rate 0 of 'ledger-api' is not",
+    ),
+    "G7 tokens": (
+        lambda v: _gate(v, "G7")["measured"]["repositories"][0]["gitEvidenceBytes"].update(approximateTokens=1),
+        "G7: an approximate token count is not bytes/4 rounded up",
+    ),
+    "numericGatesPassed alone": (
+        lambda v: v["gateAssessment"].update(numericGatesPassed=True),
+        "numericGatesPassed: true, but G1, G4b do not pass",
+    ),
+    "automaticAdoption": (
+        lambda v: v["gateAssessment"].update(automaticAdoption=True),
+        "automaticAdoption: true, which ablation never writes (it never adopts)",
+    ),
+    "case hits": (
+        lambda v: v["result"]["cases"][0]["arms"]["paths"]["metrics"].update(hits=3),
+        "case 'ledger-api-01', arm paths: 3 hits and 1 unnecessary are not its 3 selected",
+    ),
+    "case precision": (
+        lambda v: v["result"]["cases"][0]["arms"]["paths"]["metrics"].update(precision=1),
+        "case 'ledger-api-01', arm paths: precision 1 is not 2/3, what its lists give",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", list(SINGLE_EDITS), ids=list(SINGLE_EDITS))

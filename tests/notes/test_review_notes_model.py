@@ -102,23 +102,38 @@ def test_a_value_of_another_shape_names_its_pointer(example: dict[str, Path]) ->
     """A value of another shape is refused naming its pointer."""
     value = json.loads(example["results.json"].read_bytes())
     cases = [
-        (_without(value, "result", "cases", 0, "arms", "paths", "metrics", "hits"),
-         "/result/cases/0/arms/paths/metrics/hits is absent, not a count"),
-        (_with(value, "x", "result", "repositories", 1, "candidateCount"),
-         '/result/repositories/1/candidateCount is the string "x", not a count'),
-        (_with(value, {"exact": "1/0", "value": 1}, "gateAssessment", "gates", 3, "measured", "delta"),
-         '/gateAssessment/gates/3/measured/delta/exact is the string "1/0", not an exact fraction n or n/d with d > 0'),
-        (_with(value, 1, "result", "allFour", "perRepository", "ledger-api", "extra"),
-         '/result/allFour/perRepository/ledger-api has the member "extra", which ablation never writes'),
-        (_with(value, "G9", "gateAssessment", "gates", 9, "id"),
-         '/gateAssessment/gates/9/id is the string "G9", not one of "G1", "G2", "G3", "G4a", "G4b", "G4c", '
-         '"G5", "G6", "G7", "G8"'),
-        (_with(value, value["gateAssessment"]["gates"][::-1], "gateAssessment", "gates"),
-         "/gateAssessment/gates lists the gates G8, G7, G6, G5, G4c, G4b, G4a, G3, G2, G1, not G1, G2, G3, G4a, "
-         "G4b, G4c, G5, G6, G7, G8 in that order"),
-        (_with(value, "5 ms", "gateAssessment", "gates", 8, "measured", "latency"),
-         '/gateAssessment/gates/8/measured/latency is the string "5 ms", not null'),
-    ]  # fmt: skip
+        (
+            _without(value, "result", "cases", 0, "arms", "paths", "metrics", "hits"),
+            "/result/cases/0/arms/paths/metrics/hits is absent, not a count",
+        ),
+        (
+            _with(value, "x", "result", "repositories", 1, "candidateCount"),
+            '/result/repositories/1/candidateCount is the string "x", not a count',
+        ),
+        (
+            _with(value, {"exact": "1/0", "value": 1}, "gateAssessment", "gates", 3, "measured", "delta"),
+            '/gateAssessment/gates/3/measured/delta/exact is the string "1/0", not an exact fraction n '
+            "or n/d with d > 0",
+        ),
+        (
+            _with(value, 1, "result", "allFour", "perRepository", "ledger-api", "extra"),
+            '/result/allFour/perRepository/ledger-api has the member "extra", which ablation never writes',
+        ),
+        (
+            _with(value, "G9", "gateAssessment", "gates", 9, "id"),
+            '/gateAssessment/gates/9/id is the string "G9", not one of "G1", "G2", "G3", "G4a", "G4b", "G4c", '
+            '"G5", "G6", "G7", "G8"',
+        ),
+        (
+            _with(value, value["gateAssessment"]["gates"][::-1], "gateAssessment", "gates"),
+            "/gateAssessment/gates lists the gates G8, G7, G6, G5, G4c, G4b, G4a, G3, G2, G1, not G1, G2, G3, G4a, "
+            "G4b, G4c, G5, G6, G7, G8 in that order",
+        ),
+        (
+            _with(value, "5 ms", "gateAssessment", "gates", 8, "measured", "latency"),
+            '/gateAssessment/gates/8/measured/latency is the string "5 ms", not null',
+        ),
+    ]
     for changed, said in cases:
         with pytest.raises(UsageError) as raised:
             ResultsFile.from_json(changed, "results file 'r.json'", UsageError)
@@ -136,8 +151,15 @@ def _leaves(value: object, path: tuple[str | int, ...] = ()) -> list[tuple[str |
     return [path]
 
 
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**60), 2**60), st.floats(allow_nan=False,
-                    allow_infinity=False), st.text(max_size=8), st.just([]), st.just({}))  # fmt: skip
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**60), 2**60),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
+    st.just([]),
+    st.just({}),
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

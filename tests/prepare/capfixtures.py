@@ -74,8 +74,9 @@ def strace_or_reason() -> tuple[str | None, str]:
     strace = shutil.which("strace")
     if strace is None:
         return None, "strace is not installed: the traced mode is not tested here"
-    probe = subprocess.run([strace, "-f", "-qq", "-e", "trace=%file", "-o", os.devnull, "true"],
-                           capture_output=True, check=False)  # fmt: skip
+    probe = subprocess.run(
+        [strace, "-f", "-qq", "-e", "trace=%file", "-o", os.devnull, "true"], capture_output=True, check=False
+    )
     if probe.returncode != 0:
         return None, f"ptrace is not allowed here: {probe.stderr.decode(errors='replace').strip()}"
     return os.path.realpath(strace), ""
@@ -158,8 +159,11 @@ def standin_experiment(
     sources = [source]
     if repositories > 1:
         second = root / "second.git" if bare_second else root / "second"
-        subprocess.run(["git", "clone", "--quiet", *(["--bare"] if bare_second else []), str(source), str(second)],
-                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            ["git", "clone", "--quiet", *(["--bare"] if bare_second else []), str(source), str(second)],
+            check=True,
+            capture_output=True,
+        )
         sources.append(second)
     sl_variant, sci_variant = standins.variant("source-list", source_list), standins.variant("sci", sci)
     tools: dict[str, Any] = {
@@ -181,9 +185,13 @@ def standin_experiment(
     names = ["fixture", "fixture-bare"][: len(sources)]
     for r, name in enumerate(names):
         for k, (question, truth) in enumerate(CASE_TRUTHS):
-            case: dict[str, Any] = {"id": f"{name}-{k:02d}", "repository": name,
-                                    "question": question if r == 0 else question.replace("?", " here?"),
-                                    "truth": [truth], "max_items": 4}  # fmt: skip
+            case: dict[str, Any] = {
+                "id": f"{name}-{k:02d}",
+                "repository": name,
+                "question": question if r == 0 else question.replace("?", " here?"),
+                "truth": [truth],
+                "max_items": 4,
+            }
             if k < sci_cases:
                 case["sci"] = dict(SEEDS)
             cases.append(case)

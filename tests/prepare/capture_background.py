@@ -93,6 +93,7 @@ def start(root: Path, *, traced: bool) -> Background:
     argv = [sys.executable, "-m", "ablation.prepare", "capture"]
     argv += [str(a) for a in made.args("--allow-unavailable-structural", *allowed, traced=traced)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     return Background(made, table, proc, before)

@@ -26,14 +26,25 @@ MAKE_REPOS = ROOT / "examples" / "prepare" / "make_repos.py"
 
 def test_the_example_pins_the_stand_ins_and_writes_a_bound_review(tmp_path: Path) -> None:
     experiment = tmp_path / "example.toml"
-    argv = [sys.executable, str(MAKE_REPOS), "--build", str(tmp_path / "build"), "--fixed", str(tmp_path / "fixed"),
-            "--experiment", str(experiment)]  # fmt: skip
+    argv = [
+        sys.executable,
+        str(MAKE_REPOS),
+        "--build",
+        str(tmp_path / "build"),
+        "--fixed",
+        str(tmp_path / "fixed"),
+        "--experiment",
+        str(experiment),
+    ]
     made = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert made.returncode == 0, made.stderr
     doc = tomllib.loads(experiment.read_text(encoding="utf-8"))
     tools = doc["tools"]
-    for key, stand_in in (("source_list", standins.SOURCE_LIST), ("sci", standins.variant("sci", "reordered").path),
-                          ("backend", standins.BACKEND)):  # fmt: skip
+    for key, stand_in in (
+        ("source_list", standins.SOURCE_LIST),
+        ("sci", standins.variant("sci", "reordered").path),
+        ("backend", standins.BACKEND),
+    ):
         assert Path(tools[key]["path"]).read_bytes() == stand_in.read_bytes()
         assert tools[key]["sha256"] == hashlib.sha256(stand_in.read_bytes()).hexdigest()
     assert [Path(p["path"]).read_bytes() for p in tools["sci"]["extra_pins"]] == [standins.SCI.read_bytes()]
@@ -42,8 +53,11 @@ def test_the_example_pins_the_stand_ins_and_writes_a_bound_review(tmp_path: Path
     review = tmp_path / "cases-review.toml"
     data = review.read_bytes()
     sha = hashlib.sha256(experiment.read_bytes()).hexdigest()
-    checked = read_cases_review(str(review), data, experiment_sha256=sha,
-                                repository_ids=[r["id"] for r in doc["repository"]])  # fmt: skip
+    checked = read_cases_review(
+        str(review), data, experiment_sha256=sha, repository_ids=[r["id"] for r in doc["repository"]]
+    )
     assert [(e.id, e.decision) for e in checked.entries] == [
-        ("ledger-service", "ACCEPT"), ("route-planner", "ACCEPT"), ("edge-proxy", "ACCEPT"),
-    ]  # fmt: skip
+        ("ledger-service", "ACCEPT"),
+        ("route-planner", "ACCEPT"),
+        ("edge-proxy", "ACCEPT"),
+    ]

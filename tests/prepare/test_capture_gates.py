@@ -42,8 +42,9 @@ def _rewrite(made: Made) -> None:
 def _with_git(made: Made, clone_body: str) -> None:
     """Pin a git wrapper: ``clone`` runs ``clone_body``; everything else is the real git."""
     wrapper = made.root / "git"
-    wrapper.write_text(f'#!/bin/sh\nif [ "$1" = clone ]; then\n{clone_body}\nfi\nexec {real_git()} "$@"\n',
-                       encoding="utf-8")  # fmt: skip
+    wrapper.write_text(
+        f'#!/bin/sh\nif [ "$1" = clone ]; then\n{clone_body}\nfi\nexec {real_git()} "$@"\n', encoding="utf-8"
+    )
     wrapper.chmod(0o755)
     made.doc["tools"]["git"] = pin_table(wrapper)
     _rewrite(made)
@@ -55,8 +56,10 @@ def test_CAP_11_a_failing_git_command_fails_the_step(shared: Path) -> None:
     ran = capture(made)
     assert ran.code == 4
     folder = made.dir / "raw/clones/0000/attempt-1"
-    assert errors_of(ran) == [f"CAP-11 at {folder}/git-clone.stderr: expected git clone --quiet --no-local to exit 0; "
-                              "found exit 7: fatal: no room for a clone"]  # fmt: skip
+    assert errors_of(ran) == [
+        f"CAP-11 at {folder}/git-clone.stderr: expected git clone --quiet --no-local to exit 0; "
+        "found exit 7: fatal: no room for a clone"
+    ]
     assert (folder / "source-before.json").is_file() and (folder / "source-after.json").is_file()
     assert ends(made)[("repo:0000:clone", 1)]["rule"] == "CAP-11"
     assert_ledger_files_intact(made)
@@ -64,13 +67,16 @@ def test_CAP_11_a_failing_git_command_fails_the_step(shared: Path) -> None:
 
 def test_CAP_12_a_source_changed_by_its_clone_fails_the_step(shared: Path) -> None:
     made = standin_experiment(shared / "clone-touches")
-    _with_git(made, f'  {real_git()} "$@" || exit $?\n  {real_git()} -C "$5" update-ref refs/heads/touched HEAD\n'
-                    "  exit 0")  # fmt: skip
+    _with_git(
+        made, f'  {real_git()} "$@" || exit $?\n  {real_git()} -C "$5" update-ref refs/heads/touched HEAD\n  exit 0'
+    )
     ran = capture(made)
     assert ran.code == 4
     folder = made.dir / "raw/clones/0000/attempt-1"
-    assert errors_of(ran) == [f"CAP-12 at {folder}/source-after.json: expected the source repository unchanged by "
-                              "its clone; found refsSha256 changed (compare source-before.json)"]  # fmt: skip
+    assert errors_of(ran) == [
+        f"CAP-12 at {folder}/source-after.json: expected the source repository unchanged by "
+        "its clone; found refsSha256 changed (compare source-before.json)"
+    ]
     assert (made.work_root / "targets/0000/.git").is_dir()  # the target is kept
 
 
@@ -81,8 +87,10 @@ def test_CAP_16_the_expected_source_list_sha256_must_reproduce(shared: Path) -> 
     ran = capture(made)
     stdout = made.dir / "raw/repositories/0000/attempt-1/source-list.stdout"
     sha = hashlib.sha256(stdout.read_bytes()).hexdigest()
-    assert (ran.code, errors_of(ran)) == (4, [f"CAP-16 at {stdout}: expected the SHA-256 {'0' * 64} "
-                                              f"(repository[0].expect_source_list_sha256); found {sha}"])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [f"CAP-16 at {stdout}: expected the SHA-256 {'0' * 64} (repository[0].expect_source_list_sha256); found {sha}"],
+    )
 
 
 def test_CASE_8_max_items_above_the_item_count_is_refused_after_capture(shared: Path) -> None:
@@ -91,8 +99,10 @@ def test_CASE_8_max_items_above_the_item_count_is_refused_after_capture(shared: 
     _rewrite(made)
     ran = capture(made)
     stdout = made.dir / "raw/repositories/0000/attempt-1/source-list.stdout"
-    assert (ran.code, errors_of(ran)) == (4, [f"CASE-8 at case[3].max_items: expected at most the item count of "
-                                              f"{stdout} (11); found 12"])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [f"CASE-8 at case[3].max_items: expected at most the item count of {stdout} (11); found 12"],
+    )
     assert not [e for e in ledger(made) if str(e.get("step", "")).startswith("case:")]
 
 
@@ -112,9 +122,12 @@ def test_PRE_20_a_tool_changed_during_capture_refuses_the_next_step(shared: Path
     _rewrite(made)
     ran = capture(made)
     sha = hashlib.sha256(sci.read_bytes()).hexdigest()
-    assert (ran.code, errors_of(ran)) == (3, [
-        f"PRE-20 at tools.sci.sha256: expected the bytes at '{sci}' to have the pinned SHA-256 "
-        f"{made.doc['tools']['sci']['sha256']}; found {sha} ({sci.stat().st_size} bytes)"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        3,
+        [
+            f"PRE-20 at tools.sci.sha256: expected the bytes at '{sci}' to have the pinned SHA-256 "
+            f"{made.doc['tools']['sci']['sha256']}; found {sha} ({sci.stat().st_size} bytes)"
+        ],
+    )
     assert ends(made)[("repo:0000:source-list", 1)]["outcome"] == "succeeded"
     assert not [e for e in ledger(made) if e.get("step") == "case:0000:sci"]  # no attempt begun

@@ -37,8 +37,9 @@ _REASON = "see whether it hangs again"
 
 def _start(made: Made, *extra: str) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "ablation.prepare", "capture", *[str(a) for a in made.args(*extra)]]
-    return subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
+    return subprocess.Popen(
+        argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def _started(made: Made, attempt: int, proc: subprocess.Popen[str]) -> int:
@@ -77,23 +78,34 @@ def test_CAP_19_sigint_kills_the_owners_group_and_closes_the_attempt(hanging: Ma
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     folder = hanging.dir / "raw/cases/0000/attempt-1"
-    line = (f"CAP-19 at {folder}: expected the run of sci to end by itself; found SIGINT reached capture; the process "
-            "group was killed and capture stopped")  # fmt: skip
+    line = (
+        f"CAP-19 at {folder}: expected the run of sci to end by itself; found SIGINT reached capture; the process "
+        "group was killed and capture stopped"
+    )
     assert (proc.returncode, err.splitlines()[-1]) == (4, line)
     assert not _alive(pgid)
     spawn = next(e for e in ledger(hanging) if e["entry"] == "spawn" and e["spawn"] == "sci")
     assert (spawn["interrupted"], spawn["killed"], spawn["groupConfirmed"], spawn["exitCode"]) == (2, True, False, None)
     assert ends(hanging)[("case:0000:sci", 1)] | {"seq": 0} == {
-        "seq": 0, "entry": "end", "step": "case:0000:sci", "attempt": 1, "outcome": "failed", "rule": "CAP-19",
+        "seq": 0,
+        "entry": "end",
+        "step": "case:0000:sci",
+        "attempt": 1,
+        "outcome": "failed",
+        "rule": "CAP-19",
         "message": line,
-    }  # fmt: skip
+    }
     assert (folder / "stdout").is_file() and (folder / "request.json").is_file()
     assert_ledger_files_intact(hanging)
     ran = capture(hanging, "--resume")
-    assert (ran.code, errors_of(ran)) == (4, [
-        "CAP-7 at case:0000:sci: expected a usable attempt, or none yet: a failed or open step runs again only with "
-        "--retry STEP --reason TEXT; found attempt 1 failed (CAP-19)"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "CAP-7 at case:0000:sci: expected a usable attempt, or none yet: a failed or open step "
+            "runs again only with "
+            "--retry STEP --reason TEXT; found attempt 1 failed (CAP-19)"
+        ],
+    )
 
 
 def test_kill_9_leaves_an_open_attempt_that_resume_treats_as_failed(hanging: Made) -> None:
@@ -105,18 +117,27 @@ def test_kill_9_leaves_an_open_attempt_that_resume_treats_as_failed(hanging: Mad
     assert _alive(pgid)
     history = [e for e in ledger(hanging) if e.get("step") == "case:0000:sci" and e.get("attempt") == 2]
     assert [e["entry"] for e in history if e["entry"] in ("retry", "begin", "started", "end")] == [
-        "retry", "begin", "started",
-    ]  # fmt: skip
+        "retry",
+        "begin",
+        "started",
+    ]
     ran = capture(hanging, "--resume")
-    assert (ran.code, errors_of(ran)) == (4, [
-        "CAP-7 at case:0000:sci: expected a usable attempt, or none yet: a failed or open step runs again only with "
-        "--retry STEP --reason TEXT; found attempt 2 open (capture ended during it)"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "CAP-7 at case:0000:sci: expected a usable attempt, or none yet: a failed or open step "
+            "runs again only with "
+            "--retry STEP --reason TEXT; found attempt 2 open (capture ended during it)"
+        ],
+    )
     ran = capture(hanging, "--retry", "case:0000:sci", "--reason", _REASON)
-    assert (ran.code, errors_of(ran)) == (4, [
-        f"CAP-7 at --retry case:0000:sci: expected no process of the step's open attempt left; found its open "
-        f"attempt 2's process group {pgid} is alive (end it: kill -KILL -{pgid})"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            f"CAP-7 at --retry case:0000:sci: expected no process of the step's open attempt left; found its open "
+            f"attempt 2's process group {pgid} is alive (end it: kill -KILL -{pgid})"
+        ],
+    )
     os.killpg(pgid, signal.SIGKILL)
     while _alive(pgid):
         try:
@@ -132,8 +153,10 @@ def test_a_retry_closes_the_open_attempt_and_runs_a_new_one(hanging: Made) -> No
     assert errors_of(ran)[0].startswith(f"SB-1 at {hanging.dir}/raw/cases/0000/attempt-3/stdout: ")
     closed = ends(hanging)[("case:0000:sci", 2)]
     assert (closed["outcome"], closed["rule"], closed["message"]) == (
-        "failed", "CAP-7", "CAP-7 at case:0000:sci: attempt 2 was open: capture ended during it",
-    )  # fmt: skip
+        "failed",
+        "CAP-7",
+        "CAP-7 at case:0000:sci: attempt 2 was open: capture ended during it",
+    )
     assert ends(hanging)[("case:0000:sci", 3)]["rule"] == "SB-1"
     assert sorted(p.name for p in (hanging.dir / "raw/cases/0000").iterdir()) == ["attempt-1", "attempt-2", "attempt-3"]
     assert_ledger_files_intact(hanging)
@@ -152,10 +175,14 @@ def test_CAP_19_a_signal_between_steps_stops_capture_before_the_next_one(
 
     monkeypatch.setattr(capture_module, "clone_step", clone_then_sigterm)
     ran = capture(made)
-    assert (ran.code, errors_of(ran)) == (4, [
-        "CAP-19 at repo:0000:source-list: expected no interruption; found SIGTERM reached capture; it stopped before "
-        "this step"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "CAP-19 at repo:0000:source-list: expected no interruption; found SIGTERM reached capture; "
+            "it stopped before "
+            "this step"
+        ],
+    )
     assert ends(made)[("repo:0000:clone", 1)]["outcome"] == "succeeded"
     assert not [e for e in ledger(made) if e.get("step") == "repo:0000:source-list"]
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL

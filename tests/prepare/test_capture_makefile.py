@@ -29,8 +29,9 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 def _make(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "SOURCE_DATE_EPOCH")}
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=False)  # fmt: skip
+    return subprocess.run(
+        ["make", "--no-print-directory", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
 
 
 @pytest.mark.parametrize(
@@ -39,11 +40,13 @@ def _make(*args: str) -> subprocess.CompletedProcess[str]:
         (GIVEN, "make prepare-capture: give FILE_ACCESS=<strace or asserted>"),
         ((*GIVEN, "FILE_ACCESS=trace"), "make prepare-capture: FILE_ACCESS must be strace or asserted, not 'trace'"),
         ((*GIVEN[1:], "FILE_ACCESS=strace"), "make prepare-capture: give EXPERIMENT=<experiment file .toml>"),
-        ((GIVEN[0], GIVEN[2], "FILE_ACCESS=strace"),
-         "make prepare-capture: give PREP_DIR=<preparation directory: absent or empty>"),
+        (
+            (GIVEN[0], GIVEN[2], "FILE_ACCESS=strace"),
+            "make prepare-capture: give PREP_DIR=<preparation directory: absent or empty>",
+        ),
         ((*GIVEN[:2], "FILE_ACCESS=asserted"), "make prepare-capture: give CASES_REVIEW=<cases review .toml>"),
     ],
-)  # fmt: skip
+)
 def test_a_missing_or_other_variable_is_refused_naming_it(args: tuple[str, ...], line: str) -> None:
     completed = _make("prepare-capture", *args)
     assert completed.returncode == 2
@@ -56,11 +59,13 @@ def test_a_missing_or_other_variable_is_refused_naming_it(args: tuple[str, ...],
     [
         (("FILE_ACCESS=strace",), "--file-access-trace strace"),
         (("FILE_ACCESS=asserted",), "--assert-no-index-access"),
-        (("FILE_ACCESS=asserted", "ALLOW_UNAVAILABLE=case-01 case-02"),
-         '--assert-no-index-access --allow-unavailable-structural "case-01" "case-02"'),
+        (
+            ("FILE_ACCESS=asserted", "ALLOW_UNAVAILABLE=case-01 case-02"),
+            '--assert-no-index-access --allow-unavailable-structural "case-01" "case-02"',
+        ),
         (("FILE_ACCESS=strace", "RUNNER=image"), "--file-access-trace strace"),
     ],
-)  # fmt: skip
+)
 def test_the_recipe_passes_execute_owners_and_the_flags(extra: tuple[str, ...], flags: str) -> None:
     completed = _make("-n", "prepare-capture", *GIVEN, *extra)
     assert completed.returncode == 0, completed.stderr
@@ -78,10 +83,19 @@ def test_the_sheet_outside_prep_dir_leaves_it_empty_and_capture_accepts_it(tmp_p
     sheet_run = _make("prepare-sheet", f"EXPERIMENT={made.experiment}", f"SHEET={sheet}", f"PREP_DIR={prep}")
     assert sheet_run.returncode == 0, sheet_run.stderr
     prep.mkdir()
-    run = _make("prepare-capture", f"EXPERIMENT={made.experiment}", f"PREP_DIR={prep}",
-                f"CASES_REVIEW={made.review}", "FILE_ACCESS=asserted")  # fmt: skip
+    run = _make(
+        "prepare-capture",
+        f"EXPERIMENT={made.experiment}",
+        f"PREP_DIR={prep}",
+        f"CASES_REVIEW={made.review}",
+        "FILE_ACCESS=asserted",
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[-1] == "capture complete: 3 attempts run, 0 steps skipped, 0 unavailable"
     assert sorted(p.name for p in prep.iterdir()) == [
-        "attempts.jsonl", "cases-review.toml", "experiment.toml", "raw", "staleness-sheet.md",
-    ]  # fmt: skip
+        "attempts.jsonl",
+        "cases-review.toml",
+        "experiment.toml",
+        "raw",
+        "staleness-sheet.md",
+    ]

@@ -73,15 +73,24 @@ def test_without_execute_owners_nothing_runs(shared: Path) -> None:
 @pytest.mark.parametrize(
     ("drop", "add", "tail"),
     [
-        ("--assert-no-index-access", (), "error: one of the arguments --file-access-trace "
-                                         "--assert-no-index-access is required\n"),
-        (None, ("--file-access-trace", "strace"), "error: argument --file-access-trace: not allowed with argument "
-                                                  "--assert-no-index-access\n"),
+        (
+            "--assert-no-index-access",
+            (),
+            "error: one of the arguments --file-access-trace --assert-no-index-access is required\n",
+        ),
+        (
+            None,
+            ("--file-access-trace", "strace"),
+            "error: argument --file-access-trace: not allowed with argument --assert-no-index-access\n",
+        ),
         (None, ("--retry", "case:0000:sci"), "ablation-prepare: --retry STEP and --reason TEXT go together\n"),
-        (None, ("--retry", "case:0000:sci", "--reason", " "),
-         "ablation-prepare: --reason: say why the step runs again (a nonblank text)\n"),
+        (
+            None,
+            ("--retry", "case:0000:sci", "--reason", " "),
+            "ablation-prepare: --reason: say why the step runs again (a nonblank text)\n",
+        ),
     ],
-)  # fmt: skip
+)
 def test_usage_errors_exit_2_before_anything(shared: Path, drop: str | None, add: tuple[str, ...], tail: str) -> None:
     made = _tripwired(shared / f"usage-{len(add)}-{drop is None}-{len(tail)}")
     args = [str(a) for a in made.args() if a != drop] + list(add)
@@ -98,8 +107,10 @@ def test_PRE_20_a_tool_whose_bytes_differ_from_its_pin_is_exit_3(shared: Path) -
     tool.write_text(tool.read_text(encoding="utf-8") + "# changed after pinning\n", encoding="utf-8")
     errors = _refused(made, 3)
     sha = hashlib.sha256(tool.read_bytes()).hexdigest()
-    assert errors == [f"PRE-20 at tools.sci.sha256: expected the bytes at '{tool}' to have the pinned SHA-256 "
-                      f"{made.doc['tools']['sci']['sha256']}; found {sha} ({tool.stat().st_size} bytes)"]  # fmt: skip
+    assert errors == [
+        f"PRE-20 at tools.sci.sha256: expected the bytes at '{tool}' to have the pinned SHA-256 "
+        f"{made.doc['tools']['sci']['sha256']}; found {sha} ({tool.stat().st_size} bytes)"
+    ]
     assert not made.dir.exists()
 
 
@@ -125,16 +136,26 @@ def test_CAP_4_a_reject_refuses_capture(shared: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "line"),
     [
-        (lambda t: t.replace("notes =", "note ="), "CAP-1 at {review} -> repository[0].note: expected one of the keys "
-         "id, decision, reviewer, reviewed_experiment_sha256, notes in repository[0]; found an unknown key 'note'"),
-        (lambda t: t.replace('reviewer = "R. Roe"', 'reviewer = " "'),
-         "CAP-1 at {review} -> repository[0].reviewer: expected the reviewer's name; found ' '"),
-        (lambda t: t.replace('decision = "ACCEPT"', "decision = 1"),
-         "CAP-1 at {review} -> repository[0].decision: expected a string; found an integer 1"),
-        (lambda t: t + "[[", "CAP-1 at {review} -> (top level): expected a UTF-8 TOML 1.0 document; found "
-         "Invalid initial character for a key part (at end of document)"),
+        (
+            lambda t: t.replace("notes =", "note ="),
+            "CAP-1 at {review} -> repository[0].note: expected one of the keys "
+            "id, decision, reviewer, reviewed_experiment_sha256, notes in repository[0]; found an unknown key 'note'",
+        ),
+        (
+            lambda t: t.replace('reviewer = "R. Roe"', 'reviewer = " "'),
+            "CAP-1 at {review} -> repository[0].reviewer: expected the reviewer's name; found ' '",
+        ),
+        (
+            lambda t: t.replace('decision = "ACCEPT"', "decision = 1"),
+            "CAP-1 at {review} -> repository[0].decision: expected a string; found an integer 1",
+        ),
+        (
+            lambda t: t + "[[",
+            "CAP-1 at {review} -> (top level): expected a UTF-8 TOML 1.0 document; found "
+            "Invalid initial character for a key part (at end of document)",
+        ),
     ],
-)  # fmt: skip
+)
 def test_CAP_1_a_review_of_another_shape_is_refused(shared: Path, edit: object, line: str) -> None:
     made = _tripwired(shared / f"shape-{len(line)}")
     made.review.write_text(edit(made.review.read_text(encoding="utf-8")), encoding="utf-8")  # type: ignore[operator]
@@ -151,11 +172,15 @@ def test_CAP_3_one_entry_per_repository_and_no_other(shared: Path) -> None:
         "('fixture-bare' too); found no entry with id 'fixture-bare'"
     ]
     made.review.write_text("[[repository]]" + first + "[[repository]]" + first, encoding="utf-8")
-    assert _refused(made, 4) == [f"CAP-3 at {made.review} -> repository[1].id: expected one entry per repository; "
-                                 "found a second entry for 'fixture' (first: repository[0])"]  # fmt: skip
+    assert _refused(made, 4) == [
+        f"CAP-3 at {made.review} -> repository[1].id: expected one entry per repository; "
+        "found a second entry for 'fixture' (first: repository[0])"
+    ]
     made.review.write_text(text.replace('id = "fixture-bare"', 'id = "elsewhere"'), encoding="utf-8")
-    assert _refused(made, 4) == [f"CAP-3 at {made.review} -> repository[1].id: expected the id of a repository of "
-                                 "the experiment; found 'elsewhere'"]  # fmt: skip
+    assert _refused(made, 4) == [
+        f"CAP-3 at {made.review} -> repository[1].id: expected the id of a repository of "
+        "the experiment; found 'elsewhere'"
+    ]
     assert second
 
 
@@ -221,27 +246,35 @@ def test_CAP_8_a_new_preparation_needs_a_work_root_without_old_targets(shared: P
     made = _tripwired(shared / "old-work")
     (made.work_root / "targets" / "0000").mkdir(parents=True)
     errors = _refused(made, 4)
-    assert errors == [f"CAP-8 at experiment.work_root: expected a work_root without another preparation's targets, "
-                      f"requests and run folders; found {made.work_root}/targets holds 1 entries: name a new "
-                      "work_root, or move it aside"]  # fmt: skip
+    assert errors == [
+        f"CAP-8 at experiment.work_root: expected a work_root without another preparation's targets, "
+        f"requests and run folders; found {made.work_root}/targets holds 1 entries: name a new "
+        "work_root, or move it aside"
+    ]
     assert not made.dir.exists()
 
 
 def test_resume_needs_a_preparation_in_d(shared: Path) -> None:
     made = _tripwired(shared / "resume")
     ran = capture(made, "--resume")
-    assert (ran.code, errors_of(ran)) == (2, [f"ablation-prepare: --resume: the preparation directory '{made.dir}' "
-                                              "does not exist"])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        2,
+        [f"ablation-prepare: --resume: the preparation directory '{made.dir}' does not exist"],
+    )
     made.dir.mkdir()
     ran = capture(made, "--resume")
     assert ran.code == 3
-    assert errors_of(ran) == [f"CAP-6 at {made.dir}/experiment.toml: expected D's copy of {made.experiment}; found "
-                              "cannot read it: No such file or directory"]  # fmt: skip
+    assert errors_of(ran) == [
+        f"CAP-6 at {made.dir}/experiment.toml: expected D's copy of {made.experiment}; found "
+        "cannot read it: No such file or directory"
+    ]
     shutil.copy(made.experiment, made.dir / "experiment.toml")
     (made.dir / "prepared.json").write_text("{}\n", encoding="utf-8")
     ran = capture(made, "--resume")
-    assert (ran.code, errors_of(ran)) == (5, [f"ablation-prepare: '{made.dir}' holds prepared.json already: this "
-                                              "preparation is assembled"])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        5,
+        [f"ablation-prepare: '{made.dir}' holds prepared.json already: this preparation is assembled"],
+    )
     _nothing_ran(made)
 
 
@@ -253,17 +286,24 @@ def test_CAP_6_resume_refuses_a_changed_experiment_review_or_ledger(shared: Path
     (made.dir / "experiment.toml").write_bytes(older)
     (made.dir / "cases-review.toml").write_bytes(made.review.read_bytes())
     errors = errors_of(capture(made, "--resume"))
-    assert errors == [f"CAP-6 at {made.dir}/experiment.toml: expected the bytes of {made.experiment} (SHA-256 "
-                      f"{hashlib.sha256(old).hexdigest()}); found SHA-256 "
-                      f"{hashlib.sha256(older).hexdigest()}: a changed experiment is a new "
-                      "preparation in a new D"]  # fmt: skip
+    assert errors == [
+        f"CAP-6 at {made.dir}/experiment.toml: expected the bytes of {made.experiment} (SHA-256 "
+        f"{hashlib.sha256(old).hexdigest()}); found SHA-256 "
+        f"{hashlib.sha256(older).hexdigest()}: a changed experiment is a new "
+        "preparation in a new D"
+    ]
     (made.dir / "experiment.toml").unlink()
     (made.dir / "experiment.toml").write_bytes(old)
     torn = b'{"seq":1,"entry":"capture"}\n{"seq":2,'
     (made.dir / "attempts.jsonl").write_bytes(torn)
     ran = capture(made, "--resume")
-    assert (ran.code, errors_of(ran)) == (3, [f"CAP-6 at {made.dir}/attempts.jsonl: expected the ledger capture "
-                                              "wrote, every line complete; found its last line is incomplete "
-                                              "(capture ended while writing it)"])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        3,
+        [
+            f"CAP-6 at {made.dir}/attempts.jsonl: expected the ledger capture "
+            "wrote, every line complete; found its last line is incomplete "
+            "(capture ended while writing it)"
+        ],
+    )
     assert (made.dir / "attempts.jsonl").read_bytes() == torn  # untouched
     assert not (made.root / "tripwire.log").exists()

@@ -60,9 +60,14 @@ def test_a_failed_sci_case_stops_capture_by_default(chain: Made) -> None:
     line = f"OBS-16 at {folder}/state.json -> /statusAfter: expected ''; found ' M ..js\\n'"
     assert errors_of(ran) == [line]
     assert ends(chain)[("case:0000:sci", 1)] | {"seq": 0} == {
-        "seq": 0, "entry": "end", "step": "case:0000:sci", "attempt": 1, "outcome": "failed", "rule": "OBS-16",
+        "seq": 0,
+        "entry": "end",
+        "step": "case:0000:sci",
+        "attempt": 1,
+        "outcome": "failed",
+        "rule": "OBS-16",
         "message": line,
-    }  # fmt: skip
+    }
     assert not [e for e in ledger(chain) if e.get("step") == "case:0001:sci"]
     assert_ledger_files_intact(chain)
 
@@ -70,23 +75,33 @@ def test_a_failed_sci_case_stops_capture_by_default(chain: Made) -> None:
 def test_CAP_7_resume_refuses_a_failed_step_and_writes_nothing(chain: Made) -> None:
     before = _both(chain)
     ran = capture(chain, "--resume")
-    assert (ran.code, errors_of(ran)) == (4, [
-        "CAP-7 at case:0000:sci: expected a usable attempt, or none yet: a failed or open step runs again only with "
-        "--retry STEP --reason TEXT; found attempt 1 failed (OBS-16)"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "CAP-7 at case:0000:sci: expected a usable attempt, or none yet: a failed or open step "
+            "runs again only with "
+            "--retry STEP --reason TEXT; found attempt 1 failed (OBS-16)"
+        ],
+    )
     assert _both(chain) == before
 
 
 @pytest.mark.parametrize(
     ("step", "found"),
     [
-        ("case:0001:sci", "expected a step whose last attempt failed or is open (one with a usable attempt is never "
-                          "run again); found a step that has not run yet"),
-        ("repo:0000:clone", "expected a step whose last attempt failed or is open (one with a usable attempt is never "
-                            "run again); found attempt 1 succeeded"),
+        (
+            "case:0001:sci",
+            "expected a step whose last attempt failed or is open (one with a usable attempt is never "
+            "run again); found a step that has not run yet",
+        ),
+        (
+            "repo:0000:clone",
+            "expected a step whose last attempt failed or is open (one with a usable attempt is never "
+            "run again); found attempt 1 succeeded",
+        ),
         ("case:9999:sci", "expected the id of a step of this experiment; found 'case:9999:sci'"),
     ],
-)  # fmt: skip
+)
 def test_CAP_7_a_retry_names_a_failed_step(chain: Made, step: str, found: str) -> None:
     before = _both(chain)
     ran = capture(chain, "--retry", step, "--reason", _REASON)
@@ -109,9 +124,14 @@ def test_CAP_10_a_retry_reuses_the_request_and_refuses_a_changed_target(chain: M
     assert entries[0]["reason"] == _REASON
     request = chain.work_root / "requests/0000.json"
     assert entries[2] | {"seq": 0} == {
-        "seq": 0, "entry": "request", "step": "case:0000:sci", "attempt": 2, "file": str(request),
-        "sha256": hashlib.sha256(request.read_bytes()).hexdigest(), "reused": True,
-    }  # fmt: skip
+        "seq": 0,
+        "entry": "request",
+        "step": "case:0000:sci",
+        "attempt": 2,
+        "file": str(request),
+        "sha256": hashlib.sha256(request.read_bytes()).hexdigest(),
+        "reused": True,
+    }
     assert (folder / "request.json").read_bytes() == request.read_bytes()
     assert not (folder / "stdout").exists()  # the exporter never started
     assert_ledger_files_intact(chain)
@@ -163,8 +183,9 @@ def test_CAP_8_an_attempt_folder_that_exists_already_is_never_reused(chain: Made
     squatter.mkdir()
     (squatter / "note.txt").write_text("put here by hand\n", encoding="utf-8")
     ran = capture(chain, "--retry", "case:0000:sci", "--reason", _REASON)
-    assert (ran.code, errors_of(ran)) == (4, [
-        f"CAP-8 at {squatter}: expected a new attempt folder; found it exists already"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [f"CAP-8 at {squatter}: expected a new attempt folder; found it exists already"],
+    )
     assert ends(chain)[("case:0000:sci", 4)]["rule"] == "CAP-8"
     assert [p.name for p in squatter.iterdir()] == ["note.txt"]

@@ -29,8 +29,11 @@ def test_the_code_uses_exactly_the_documented_rules() -> None:
 
 def test_every_rule_is_pinned_by_a_capture_test() -> None:
     """A test named after the rule (``test_CAP_7_…``), or an exact expectation of the rule in a capture test."""
-    text = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_capture_*.py")
-                     if p.name != Path(__file__).name)  # fmt: skip
+    text = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in Path(__file__).parent.glob("test_capture_*.py")
+        if p.name != Path(__file__).name
+    )
     named = {m.replace("_", "-") for m in re.findall(r"def test_(CAP_\d+)_", text)}
     expected = set(re.findall(r"\"(CAP-\d+)\"", text)) | set(re.findall(r"\"(CAP-\d+) at ", text))
     assert set(_documented()) - (named | expected) == set()

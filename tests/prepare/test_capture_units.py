@@ -77,7 +77,7 @@ def test_the_method_text_names_rule_count_artifact_and_reviewer() -> None:
         ("NaN", 0, None),
         ('{"a": ', 0, None),
     ],
-)  # fmt: skip
+)
 def test_receipt_count_and_the_first_receipt(text: str, count: int, receipt: object) -> None:
     assert receipt_count(text) == count
     value, why = first_receipt(text)
@@ -132,8 +132,18 @@ def test_a_trace_is_read_by_class_success_and_creation() -> None:
 
 def test_strace_runs_with_the_options_of_prepare() -> None:
     assert strace_argv("/usr/bin/strace", "/d/trace.txt", ("/opt/sci", "x")) == (
-        "/usr/bin/strace", "-f", "-qq", "-s", "4096", "-e", "trace=%file", "-o", "/d/trace.txt", "/opt/sci", "x",
-    )  # fmt: skip
+        "/usr/bin/strace",
+        "-f",
+        "-qq",
+        "-s",
+        "4096",
+        "-e",
+        "trace=%file",
+        "-o",
+        "/d/trace.txt",
+        "/opt/sci",
+        "x",
+    )
 
 
 # ------------------------------------------------------------------ the process runner
@@ -147,8 +157,14 @@ def grace(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 def _run(tmp_path: Path, script: str, timeout: float = 30.0, **kw: object) -> spawn.RunOutcome:
     n = len(list(tmp_path.iterdir())) // 2
-    launch = spawn.Launch(("/bin/sh", "-c", script), str(tmp_path), {"PATH": "/usr/bin:/bin"},
-                          str(tmp_path / f"{n}.out"), str(tmp_path / f"{n}.err"), timeout)  # fmt: skip
+    launch = spawn.Launch(
+        ("/bin/sh", "-c", script),
+        str(tmp_path),
+        {"PATH": "/usr/bin:/bin"},
+        str(tmp_path / f"{n}.out"),
+        str(tmp_path / f"{n}.err"),
+        timeout,
+    )
     return spawn.run(launch, **kw)  # type: ignore[arg-type]
 
 
@@ -172,8 +188,9 @@ def test_a_timeout_an_output_cap_and_a_missing_program(tmp_path: Path) -> None:
     big = _run(tmp_path, f"head -c {spawn.OUTPUT_CAP_BYTES} /dev/zero; sleep 30")
     assert (big.output_cap_exceeded, big.killed, big.exit_code) == (True, True, None)
     assert os.path.getsize(tmp_path / "1.out") >= spawn.OUTPUT_CAP_BYTES  # kept as written
-    launch = spawn.Launch(("/nonexistent/program",), str(tmp_path), {}, str(tmp_path / "x.out"),
-                          str(tmp_path / "x.err"), 1.0)  # fmt: skip
+    launch = spawn.Launch(
+        ("/nonexistent/program",), str(tmp_path), {}, str(tmp_path / "x.out"), str(tmp_path / "x.err"), 1.0
+    )
     missing = spawn.run(launch)
     assert (missing.pid, missing.exit_code, missing.not_started) == (None, None, "No such file or directory")
 
@@ -197,8 +214,20 @@ def test_owners_inherit_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NODE_OPTIONS", "--require /tmp/evil.js")
     monkeypatch.setenv("XDG_CACHE_HOME", "/tmp/cache")
     env = owner_environment(path="/usr/bin", home="/h", tmpdir="/t")
-    assert list(env) == ["PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TZ", "GIT_CONFIG_NOSYSTEM",
-                         "GIT_CONFIG_GLOBAL", "GIT_OPTIONAL_LOCKS", "GIT_TERMINAL_PROMPT"]  # fmt: skip
+    assert list(env) == [
+        "PATH",
+        "HOME",
+        "TMPDIR",
+        "TMP",
+        "TEMP",
+        "LANG",
+        "LC_ALL",
+        "TZ",
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_OPTIONAL_LOCKS",
+        "GIT_TERMINAL_PROMPT",
+    ]
     assert git_environment(path="/usr/bin", home="/h", tmpdir="/t")["GIT_CONFIG_COUNT"] == "2"
 
 
@@ -208,12 +237,16 @@ def test_owners_inherit_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
         (b'{"seq":1,"entry":"capture"}\n{"seq":2,', "its last line is incomplete (capture ended while writing it)"),
         (b"not json\n", "line 1 is not a JSON text"),
         (b'{"seq":2,"entry":"capture"}\n', "line 1 is not entry 1 of a ledger"),
-        (b'{"seq":1,"entry":"end","step":"s","attempt":1,"outcome":"failed"}\n',
-         "line 1 (end) names no open attempt of s"),
-        (b'{"seq":1,"entry":"begin","step":"s","attempt":2,"kind":"sci","folder":"f"}\n',
-         "line 1 begins attempt 2 of s, out of order"),
+        (
+            b'{"seq":1,"entry":"end","step":"s","attempt":1,"outcome":"failed"}\n',
+            "line 1 (end) names no open attempt of s",
+        ),
+        (
+            b'{"seq":1,"entry":"begin","step":"s","attempt":2,"kind":"sci","folder":"f"}\n',
+            "line 1 begins attempt 2 of s, out of order",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_damaged_ledger_is_refused(tmp_path: Path, text: bytes, why: str) -> None:
     path = tmp_path / "attempts.jsonl"
     path.write_bytes(text)

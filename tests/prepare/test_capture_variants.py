@@ -113,12 +113,18 @@ def test_a_long_lived_orphan_is_killed_after_the_grace_and_fails_the_case(sci_ma
     folder = f"raw/cases/{index:04d}/attempt-1"
     run = attempt_json(sci_matrix.made, folder, "extras.json")["sci"]
     assert (run["exitCode"], run["killed"], run["groupConfirmed"], run["timedOut"], run["graceS"]) == (
-        0, True, False, False, 5.0,
-    )  # fmt: skip
+        0,
+        True,
+        False,
+        False,
+        5.0,
+    )
     assert run["orphans"] == 1
     assert attempt_json(sci_matrix.made, folder, "process.json") == {
-        "exitCode": 0, "receiptCount": 1, "processGroupTerminationConfirmed": False,
-    }  # fmt: skip
+        "exitCode": 0,
+        "receiptCount": 1,
+        "processGroupTerminationConfirmed": False,
+    }
     assert _end(sci_matrix, index)["message"] == (
         f"OBS-18 at {sci_matrix.made.dir}/{folder}/process.json -> /processGroupTerminationConfirmed: "
         "expected true; found false"
@@ -130,8 +136,12 @@ def test_a_hang_is_a_timeout_with_a_null_bundle(sci_matrix: Background) -> None:
     folder = f"raw/cases/{index:04d}/attempt-1"
     run = attempt_json(sci_matrix.made, folder, "extras.json")["sci"]
     assert (run["exitCode"], run["signal"], run["timedOut"], run["killed"], run["groupConfirmed"]) == (
-        None, 9, True, True, False,
-    )  # fmt: skip
+        None,
+        9,
+        True,
+        True,
+        False,
+    )
     assert _end(sci_matrix, index)["message"] == (
         f"SB-1 at {sci_matrix.made.dir}/{folder}/stdout: expected a receipt: stdout's first JSON value (without one "
         "the case's bundle is null); found an empty stdout; the exporter ran past process_timeout_s (6 s) and its "

@@ -43,21 +43,59 @@ from tests.prepare.prepfixtures import errors_of
 _SAFE = re.compile(r"[A-Za-z0-9._-]+")
 _COMMON = ("seq", "entry")
 MEMBERS = {
-    "capture": (*_COMMON, "invocation", "prepare", "experimentSha256", "casesReviewSha256", "fileAccess",
-                "allowUnavailableStructural", "resume", "retry", "workRoot", "tools"),
+    "capture": (
+        *_COMMON,
+        "invocation",
+        "prepare",
+        "experimentSha256",
+        "casesReviewSha256",
+        "fileAccess",
+        "allowUnavailableStructural",
+        "resume",
+        "retry",
+        "workRoot",
+        "tools",
+    ),
     "file": (*_COMMON, "step", "attempt", "file", "bytes", "sha256"),
     "begin": (*_COMMON, "step", "attempt", "kind", "folder", "runFolder"),
     "started": (*_COMMON, "step", "attempt", "spawn", "pid"),
-    "spawn": (*_COMMON, "step", "attempt", "spawn", "kind", "argv", "cwd", "environment", "environmentSha256",
-              "toolSha256", "startNs", "endNs", "exitCode", "signal", "timedOut", "outputCapExceeded", "interrupted",
-              "orphans", "killed", "groupConfirmed", "graceS", "notStarted", "stdout", "stderr"),
+    "spawn": (
+        *_COMMON,
+        "step",
+        "attempt",
+        "spawn",
+        "kind",
+        "argv",
+        "cwd",
+        "environment",
+        "environmentSha256",
+        "toolSha256",
+        "startNs",
+        "endNs",
+        "exitCode",
+        "signal",
+        "timedOut",
+        "outputCapExceeded",
+        "interrupted",
+        "orphans",
+        "killed",
+        "groupConfirmed",
+        "graceS",
+        "notStarted",
+        "stdout",
+        "stderr",
+    ),
     "request": (*_COMMON, "step", "attempt", "file", "sha256", "reused"),
     "end": (*_COMMON, "step", "attempt", "outcome", "rule", "message"),
     "retry": (*_COMMON, "step", "attempt", "reason"),
-}  # fmt: skip
+}
 STATE = ["head", "lsFilesStage", "status", "statusIgnored"]
-SPAWN_FILES = sorted(f"state-{w}.{n}.{s}" for w in ("before", "after") for n in
-                     ("head", "status", "status-ignored", "ls-files-stage") for s in ("stdout", "stderr"))  # fmt: skip
+SPAWN_FILES = sorted(
+    f"state-{w}.{n}.{s}"
+    for w in ("before", "after")
+    for n in ("head", "status", "status-ignored", "ls-files-stage")
+    for s in ("stdout", "stderr")
+)
 
 
 def test_d_holds_only_regular_files_with_safe_names(sci_matrix: Background) -> None:
@@ -69,8 +107,12 @@ def test_d_holds_only_regular_files_with_safe_names(sci_matrix: Background) -> N
             mode = os.lstat(path).st_mode
             assert stat.S_ISDIR(mode) if name in folders else stat.S_ISREG(mode), path
     assert sorted(p.name for p in d.iterdir()) == [
-        "attempts.jsonl", "cases-review.toml", "experiment.toml", "raw", "staleness-sheet.md",
-    ]  # fmt: skip
+        "attempts.jsonl",
+        "cases-review.toml",
+        "experiment.toml",
+        "raw",
+        "staleness-sheet.md",
+    ]
     assert sorted(p.name for p in (d / "raw").iterdir()) == ["cases", "clones", "repositories", "tools"]
     assert sorted(p.name for p in (d / "raw/tools").iterdir()) == ["backend", "git", "node", "sci"]
 
@@ -78,20 +120,54 @@ def test_d_holds_only_regular_files_with_safe_names(sci_matrix: Background) -> N
 def test_each_attempt_folder_holds_what_prepare_section_5_lists(sci_matrix: Background) -> None:
     d = sci_matrix.made.dir
     assert sorted(p.name for p in (d / "raw/tools/node/attempt-1").iterdir()) == [
-        "extras.json", "version.stderr", "version.stdout",
-    ]  # fmt: skip
+        "extras.json",
+        "version.stderr",
+        "version.stdout",
+    ]
     clone = sorted(p.name for p in (d / "raw/clones/0001/attempt-1").iterdir())
-    assert clone == sorted(["extras.json", "git-checkout.stderr", "git-checkout.stdout", "git-clone.stderr",
-                            "git-clone.stdout", "source-after.json", "source-before.json"]
-                           + [f"source-{w}.{n}.{s}" for w in ("before", "after") for n in ("rev-parse", "for-each-ref")
-                              for s in ("stdout", "stderr")])  # fmt: skip
+    assert clone == sorted(
+        [
+            "extras.json",
+            "git-checkout.stderr",
+            "git-checkout.stdout",
+            "git-clone.stderr",
+            "git-clone.stdout",
+            "source-after.json",
+            "source-before.json",
+        ]
+        + [
+            f"source-{w}.{n}.{s}"
+            for w in ("before", "after")
+            for n in ("rev-parse", "for-each-ref")
+            for s in ("stdout", "stderr")
+        ]
+    )
     repository = sorted(p.name for p in (d / "raw/repositories/0000/attempt-1").iterdir())
-    assert repository == sorted([*SPAWN_FILES, "extras.json", "git-ls-files-stage.bin", "git-ls-files-stage.stderr",
-                                 "source-list.stderr", "source-list.stdout", "state-after.json",
-                                 "state-before.json"])  # fmt: skip
+    assert repository == sorted(
+        [
+            *SPAWN_FILES,
+            "extras.json",
+            "git-ls-files-stage.bin",
+            "git-ls-files-stage.stderr",
+            "source-list.stderr",
+            "source-list.stdout",
+            "state-after.json",
+            "state-before.json",
+        ]
+    )
     case = sorted(p.name for p in (d / "raw/cases/0000/attempt-1").iterdir())
-    assert case == sorted([*SPAWN_FILES, "extras.json", "process.json", "request.json", "state.json", "stderr",
-                           "stdout", "transcript.json"])  # fmt: skip
+    assert case == sorted(
+        [
+            *SPAWN_FILES,
+            "extras.json",
+            "process.json",
+            "request.json",
+            "state.json",
+            "stderr",
+            "stdout",
+            "transcript.json",
+        ]
+    )
 
 
 def test_every_ledger_entry_has_exactly_the_members_of_its_kind(sci_matrix: Background) -> None:
@@ -103,8 +179,10 @@ def test_every_ledger_entry_has_exactly_the_members_of_its_kind(sci_matrix: Back
     assert first["entry"] == "capture" and first["fileAccess"] == "asserted"
     assert first["tools"]["sci"]["revision"] == TOOL_REVISION
     assert [e["file"] for e in entries if e["entry"] == "file" and e["step"] is None] == [
-        "experiment.toml", "cases-review.toml", "staleness-sheet.md",
-    ]  # fmt: skip
+        "experiment.toml",
+        "cases-review.toml",
+        "staleness-sheet.md",
+    ]
     owners = {e["kind"] for e in entries if e["entry"] == "spawn" and e["kind"] != "git"}
     assert owners == {"tool-version", "source-list", "sci"}
     started = [(e["step"], e["spawn"]) for e in entries if e["entry"] == "started"]
@@ -112,9 +190,20 @@ def test_every_ledger_entry_has_exactly_the_members_of_its_kind(sci_matrix: Back
     assert started == spawned
     for e in entries:
         if e["entry"] == "spawn" and e["kind"] == "sci":
-            assert list(e["environment"]) == ["PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "TZ",
-                                              "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_OPTIONAL_LOCKS",
-                                              "GIT_TERMINAL_PROMPT"]  # fmt: skip
+            assert list(e["environment"]) == [
+                "PATH",
+                "HOME",
+                "TMPDIR",
+                "TMP",
+                "TEMP",
+                "LANG",
+                "LC_ALL",
+                "TZ",
+                "GIT_CONFIG_NOSYSTEM",
+                "GIT_CONFIG_GLOBAL",
+                "GIT_OPTIONAL_LOCKS",
+                "GIT_TERMINAL_PROMPT",
+            ]
             assert e["environment"]["PATH"].startswith(f"{standins.BACKEND_DIR}:")
             assert e["argv"][1:4] == ["experimental", "structural-evidence-receipt", "--request-file"]
 
@@ -129,8 +218,12 @@ def test_request_files_are_private_and_the_empty_private_folders_are_gone(sci_ma
         assert stat.S_IMODE(request.stat().st_mode) == 0o600
     left = sorted(str(p.relative_to(work)) for p in (work / "run").glob("*/attempt-1/*"))
     leftover = {v.name: k for k, v in asserted_table().items() if v.name in ("tmpdir-leftover", "home-leftover")}
-    assert left == sorted([f"run/case-{leftover['home-leftover']:04d}-sci/attempt-1/home",
-                           f"run/case-{leftover['tmpdir-leftover']:04d}-sci/attempt-1/tmp"])  # fmt: skip
+    assert left == sorted(
+        [
+            f"run/case-{leftover['home-leftover']:04d}-sci/attempt-1/home",
+            f"run/case-{leftover['tmpdir-leftover']:04d}-sci/attempt-1/tmp",
+        ]
+    )
 
 
 def _universe(d: Path, r: int) -> Any:
@@ -146,11 +239,22 @@ def test_the_preparation_observations_built_from_d_pass_the_evaluator(sci_matrix
     for repo in experiment.repositories:
         files, checked = _universe(made.dir, repo.index)
         observation = preparation_observation(
-            experiment, repo.commit, revision=TOOL_REVISION, raw_sha256=checked.raw_sha256, exit_code=0,
-            target_state=target_state_members(files.state_before, files.state_after), evidence=files.evidence,
-        )  # fmt: skip
-        result = validate_preparation(observation, "/p", commit=repo.commit, raw_sha256=checked.raw_sha256,
-                                      universe=checked.universe, rep=Reporter())  # fmt: skip
+            experiment,
+            repo.commit,
+            revision=TOOL_REVISION,
+            raw_sha256=checked.raw_sha256,
+            exit_code=0,
+            target_state=target_state_members(files.state_before, files.state_after),
+            evidence=files.evidence,
+        )
+        result = validate_preparation(
+            observation,
+            "/p",
+            commit=repo.commit,
+            raw_sha256=checked.raw_sha256,
+            universe=checked.universe,
+            rep=Reporter(),
+        )
         assert result is not None and result.tracked_path_count == 11
         present = [p for p, t in zip(checked.universe.paths, checked.universe.metadata_texts, strict=True) if t]
         sheet = (made.dir / "staleness-sheet.md").read_text(encoding="utf-8")
@@ -172,8 +276,12 @@ def test_every_case_bundle_built_from_d_gets_the_verdict_capture_recorded(sci_ma
         rule: str | None = "SB-1"
         if bundle is not None:
             try:
-                validate_bundle(bundle, question=case.question, repository_commit=repo.commit,
-                                item_paths=frozenset(checked.universe.paths))  # fmt: skip
+                validate_bundle(
+                    bundle,
+                    question=case.question,
+                    repository_commit=repo.commit,
+                    item_paths=frozenset(checked.universe.paths),
+                )
                 rule = None
             except BundleInvalid as exc:
                 rule = exc.rule
@@ -191,10 +299,13 @@ def test_resume_skips_every_step_and_retry_refuses_an_unavailable_one(sci_matrix
     assert [e["entry"] for e in ledger(made)][-1:] == ["capture"]
     unavailable = next(k for k, v in asserted_table().items() if v.name == "capped")
     ran = capture(made, "--retry", f"case:{unavailable:04d}:sci", "--reason", "another try")
-    assert (ran.code, errors_of(ran)) == (4, [
-        f"CAP-7 at --retry case:{unavailable:04d}:sci: expected a step whose last attempt failed or is open (one "
-        "with a usable attempt is never run again); found attempt 1 unavailable"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            f"CAP-7 at --retry case:{unavailable:04d}:sci: expected a step whose last attempt failed or is open (one "
+            "with a usable attempt is never run again); found attempt 1 unavailable"
+        ],
+    )
     assert (made.dir / "attempts.jsonl").read_bytes() == after
 
 

@@ -37,9 +37,11 @@ from tests.prepare.chainfixtures import Chain, copy_d, staleness_review
 from tests.prepare.prepfixtures import errors_of, run_prepare
 
 _NEXT = {
-    **{chr(c): chr(c + 1) for c in range(ord("0"), ord("9"))}, "9": "8",
-    **{chr(c): chr(c + 1) for c in range(ord("a"), ord("f"))}, "f": "e",
-}  # fmt: skip
+    **{chr(c): chr(c + 1) for c in range(ord("0"), ord("9"))},
+    "9": "8",
+    **{chr(c): chr(c + 1) for c in range(ord("a"), ord("f"))},
+    "f": "e",
+}
 OBS_3 = (
     "structural_evidence_validation_failed:OBS-3 at executionObservation/observationDigest: expected D(observation "
     "minus observationDigest) = "
@@ -79,17 +81,28 @@ def _data(chain: Chain) -> bytes:
     ("marker", "line"),
     [
         ('"rawJson": "', "SL-3 at /repositories/0/sourceListArtifact/rawSha256: expected R(rawJson) = sha256:"),
-        ('"stdoutBase64": "', "PREP-3 at /repositories/0/sourceListPreparation/observationDigest: expected D("
-                              "observation minus observationDigest) = sha256:"),
-        ('"observationDigest": "sha256:', "PREP-3 at /repositories/0/sourceListPreparation/observationDigest: "
-                                          "expected D(observation minus observationDigest) = sha256:"),
-        ('"sampleDigest": "sha256:', "STALE-11 at /repositories/0/metadataStalenessSample/sampleDigest: expected D("
-                                     "sample minus sampleDigest) = sha256:"),
-        ('"truth": [\n        "', "CASE-10 at /cases/0/truth/0: expected the path of an item of the repository; "
-                                  "found 'srd/alpha.py'"),
+        (
+            '"stdoutBase64": "',
+            "PREP-3 at /repositories/0/sourceListPreparation/observationDigest: expected D("
+            "observation minus observationDigest) = sha256:",
+        ),
+        (
+            '"observationDigest": "sha256:',
+            "PREP-3 at /repositories/0/sourceListPreparation/observationDigest: "
+            "expected D(observation minus observationDigest) = sha256:",
+        ),
+        (
+            '"sampleDigest": "sha256:',
+            "STALE-11 at /repositories/0/metadataStalenessSample/sampleDigest: expected D("
+            "sample minus sampleDigest) = sha256:",
+        ),
+        (
+            '"truth": [\n        "',
+            "CASE-10 at /cases/0/truth/0: expected the path of an item of the repository; found 'srd/alpha.py'",
+        ),
     ],
     ids=["rawJson", "stdoutBase64", "observationDigest", "sampleDigest", "truth"],
-)  # fmt: skip
+)
 def test_i_a_flipped_byte_rejects_with_the_enclosing_rule(
     marker: str, line: str, chain: Chain, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -137,27 +150,51 @@ _GIT = "at /repositories/0/sourceListPreparation/trackedPathInventory/stdoutBase
 @pytest.mark.parametrize(
     ("mutate", "line"),
     [
-        (lambda c: _raw_path(c, "link.sh", "lint.sh"),  # neither truth nor sampled; UTF-8 order kept
-         f"GIT-11 {_GIT} tracked entry 2 = item 2 ('lint.sh', symlink); found ('link.sh', symlink)"),
-        (lambda c: _raw_path(c, "link.sh", "zink.sh"),  # the order broken
-         "SL-31 at /repositories/0/sourceListArtifact/rawJson -> /items/3/path: expected a path after 'zink.sh' in "
-         "UTF-8 order (unique); found 'src/Upper.JS'"),
-        (lambda c: _raw_path(c, "src/alpha.py", "src/alphb.py"),  # a truth and sampled path: GIT-11 comes first
-         f"GIT-11 {_GIT} tracked entry 4 = item 4 ('src/alphb.py', regular); found ('src/alpha.py', regular)"),
-        (lambda c: _git_records(c, lambda b: b.replace(b"100644 ", b"10064a ", 1)),
-         f"GIT-8 {_GIT} '<6 digits> <hex oid> <stage 0-3>\\t<path>'; found record 0: '10064a "),
-        (lambda c: _git_records(c, lambda b: b[:7] + b"g" + b[8:]),
-         f"GIT-8 {_GIT} '<6 digits> <hex oid> <stage 0-3>\\t<path>'; found record 0: '100644 g"),
-        (lambda c: _git_records(c, lambda b: b.replace(b" 0\tsrc/beta.js", b" 4\tsrc/beta.js", 1)),
-         f"GIT-8 {_GIT} '<6 digits> <hex oid> <stage 0-3>\\t<path>'; found record "),
-        (lambda c: _git_records(c, lambda b: b.replace(b"src/beta.js\0", b"src/beta.ks\0", 1)),
-         f"GIT-10 {_GIT} 11 tracked source paths (one per item); found 10 tracked source paths"),
-        (lambda c: _git_records(c, lambda b: b.replace(b"link.sh\0", b"lint.sh\0", 1)),
-         f"GIT-11 {_GIT} tracked entry 2 = item 2 ('link.sh', symlink); found ('lint.sh', symlink)"),
+        (
+            lambda c: _raw_path(c, "link.sh", "lint.sh"),  # neither truth nor sampled; UTF-8 order kept
+            f"GIT-11 {_GIT} tracked entry 2 = item 2 ('lint.sh', symlink); found ('link.sh', symlink)",
+        ),
+        (
+            lambda c: _raw_path(c, "link.sh", "zink.sh"),  # the order broken
+            "SL-31 at /repositories/0/sourceListArtifact/rawJson -> /items/3/path: expected a path after 'zink.sh' in "
+            "UTF-8 order (unique); found 'src/Upper.JS'",
+        ),
+        (
+            lambda c: _raw_path(c, "src/alpha.py", "src/alphb.py"),  # a truth and sampled path: GIT-11 comes first
+            f"GIT-11 {_GIT} tracked entry 4 = item 4 ('src/alphb.py', regular); found ('src/alpha.py', regular)",
+        ),
+        (
+            lambda c: _git_records(c, lambda b: b.replace(b"100644 ", b"10064a ", 1)),
+            f"GIT-8 {_GIT} '<6 digits> <hex oid> <stage 0-3>\\t<path>'; found record 0: '10064a ",
+        ),
+        (
+            lambda c: _git_records(c, lambda b: b[:7] + b"g" + b[8:]),
+            f"GIT-8 {_GIT} '<6 digits> <hex oid> <stage 0-3>\\t<path>'; found record 0: '100644 g",
+        ),
+        (
+            lambda c: _git_records(c, lambda b: b.replace(b" 0\tsrc/beta.js", b" 4\tsrc/beta.js", 1)),
+            f"GIT-8 {_GIT} '<6 digits> <hex oid> <stage 0-3>\\t<path>'; found record ",
+        ),
+        (
+            lambda c: _git_records(c, lambda b: b.replace(b"src/beta.js\0", b"src/beta.ks\0", 1)),
+            f"GIT-10 {_GIT} 11 tracked source paths (one per item); found 10 tracked source paths",
+        ),
+        (
+            lambda c: _git_records(c, lambda b: b.replace(b"link.sh\0", b"lint.sh\0", 1)),
+            f"GIT-11 {_GIT} tracked entry 2 = item 2 ('link.sh', symlink); found ('lint.sh', symlink)",
+        ),
     ],
-    ids=["rawJson-path", "rawJson-order", "rawJson-truth", "git-mode", "git-object-id", "git-stage", "git-extension",
-         "git-path"],
-)  # fmt: skip
+    ids=[
+        "rawJson-path",
+        "rawJson-order",
+        "rawJson-truth",
+        "git-mode",
+        "git-object-id",
+        "git-stage",
+        "git-extension",
+        "git-path",
+    ],
+)
 def test_ii_rehashed_the_deeper_rule_names_the_byte(
     mutate: Callable[[Chain], bytes], line: str, chain: Chain, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -191,29 +228,52 @@ def _head(text: str) -> str:
 @pytest.mark.parametrize(
     ("member", "change", "failure"),
     [
-        ("stateJson", _head, "OBS-33 at executionObservation/rawEvidence/stateJson: expected a text whose value is "
-                             "canonically equal to targetState"),
-        ("processJson", lambda t: t.replace('"exitCode": 0', '"exitCode": 1', 1),
-         "OBS-32 at executionObservation/rawEvidence/processJson: expected a text whose value is canonically equal "
-         "to process"),
-        ("requestJson", lambda t: t.replace("Where", "Wherf", 1),
-         "OBS-25 at executionObservation/rawEvidence/requestJson: expected a text whose value is canonically equal "
-         "to receipt.request"),
-        ("receiptJson", lambda t: t.replace("stand-in", "stand-im", 1),
-         "OBS-26 at executionObservation/rawEvidence/receiptJson: expected a text whose value is canonically equal "
-         "to receipt"),
-        ("stdout", lambda t: t.replace("stand-in", "stand-im", 1),
-         "OBS-29 at executionObservation/rawEvidence/stdout: expected exactly receiptJson"),
-        ("transcriptJson", lambda t: t.replace("experimental", "experimentam", 1),
-         "OBS-36 at executionObservation/rawEvidence/transcriptJson -> /command: expected canonically the "
-         "observation's command"),
+        (
+            "stateJson",
+            _head,
+            "OBS-33 at executionObservation/rawEvidence/stateJson: expected a text whose value is "
+            "canonically equal to targetState",
+        ),
+        (
+            "processJson",
+            lambda t: t.replace('"exitCode": 0', '"exitCode": 1', 1),
+            "OBS-32 at executionObservation/rawEvidence/processJson: expected a text whose value is canonically equal "
+            "to process",
+        ),
+        (
+            "requestJson",
+            lambda t: t.replace("Where", "Wherf", 1),
+            "OBS-25 at executionObservation/rawEvidence/requestJson: expected a text whose value is canonically equal "
+            "to receipt.request",
+        ),
+        (
+            "receiptJson",
+            lambda t: t.replace("stand-in", "stand-im", 1),
+            "OBS-26 at executionObservation/rawEvidence/receiptJson: expected a text whose value is canonically equal "
+            "to receipt",
+        ),
+        (
+            "stdout",
+            lambda t: t.replace("stand-in", "stand-im", 1),
+            "OBS-29 at executionObservation/rawEvidence/stdout: expected exactly receiptJson",
+        ),
+        (
+            "transcriptJson",
+            lambda t: t.replace("experimental", "experimentam", 1),
+            "OBS-36 at executionObservation/rawEvidence/transcriptJson -> /command: expected canonically the "
+            "observation's command",
+        ),
     ],
     ids=["stateJson", "processJson", "requestJson", "receiptJson", "stdout", "transcriptJson"],
-)  # fmt: skip
+)
 def test_ii_a_byte_in_one_raw_sci_text_meets_that_texts_own_rule(
-    member: str, change: Callable[[str], str], failure: str, chain: Chain, tmp_path: Path,
+    member: str,
+    change: Callable[[str], str],
+    failure: str,
+    chain: Chain,
+    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+) -> None:
     code, _, summary = verify(_sci_text(chain, member, change), tmp_path, capsys)
     assert code == 0
     assert summary["cases"][0]["structuralFailure"].startswith(f"structural_evidence_validation_failed:{failure}")
@@ -228,8 +288,11 @@ def test_iii_a_changed_raw_file_stops_assemble_naming_it(chain: Chain, tmp_path:
     review.write_text(staleness_review(d), encoding="utf-8")
     ran = run_prepare("assemble", "--dir", d, "--staleness-review", review)
     recorded = hashlib.sha256(data).hexdigest()
-    assert (ran.code, errors_of(ran)) == (3, [
-        f"ASM-2 at {stdout}: expected the SHA-256 the ledger records, {recorded}; found "
-        f"{hashlib.sha256(stdout.read_bytes()).hexdigest()}: the file changed"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        3,
+        [
+            f"ASM-2 at {stdout}: expected the SHA-256 the ledger records, {recorded}; found "
+            f"{hashlib.sha256(stdout.read_bytes()).hexdigest()}: the file changed"
+        ],
+    )
     assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in chain.made.dir.iterdir())

@@ -49,8 +49,11 @@ def test_no_evaluator_command_loads_subprocess_or_preparation(tmp_path: Path) ->
     sha = EXAMPLE.with_name(EXAMPLE.name + ".sha256").read_text(encoding="utf-8").split()[0]
     completed = subprocess.run(
         [sys.executable, "-c", _CHILD, str(tmp_path), str(EXAMPLE), sha],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(completed.stdout) == [
         ["run", 0, []],
         ["verify", 0, []],

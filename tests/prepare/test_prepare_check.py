@@ -406,10 +406,13 @@ def test_PRE_22_a_work_root_inside_a_source_repository(made: Made, tmp_path: Pat
     doc = copy.deepcopy(made.doc)
     doc["experiment"]["work_root"] = f"{alpha}/evidence"
     ran = _check(tmp_path, doc)
-    assert (ran.code, errors_of(ran)) == (4, [
-        "PRE-22 at experiment.work_root: expected a work_root outside every source repository (clones and request "
-        f"files would dirty it); found inside repository[0] at '{alpha}'"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "PRE-22 at experiment.work_root: expected a work_root outside every source repository (clones and request "
+            f"files would dirty it); found inside repository[0] at '{alpha}'"
+        ],
+    )
 
 
 def test_PRE_22_a_source_inside_the_work_root(made: Made, tmp_path: Path) -> None:
@@ -513,10 +516,13 @@ def test_errors_all_reports_every_error_in_check_order(made: Made, tmp_path: Pat
     doc["experiment"]["id"] = "-ctx"
     doc["case"][0]["max_items"] = 0
     ran = _check(tmp_path, doc, "--errors", "all")
-    assert (ran.code, errors_of(ran)) == (4, [
-        "PRE-5 at experiment.id: expected a Token (SPEC §4.0); found '-ctx'",
-        "CASE-8 at case[0].max_items: expected an integer of at least 1; found 0",
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "PRE-5 at experiment.id: expected a Token (SPEC §4.0); found '-ctx'",
+            "CASE-8 at case[0].max_items: expected an integer of at least 1; found 0",
+        ],
+    )
     assert errors_of(_check(tmp_path, doc)) == ["PRE-5 at experiment.id: expected a Token (SPEC §4.0); found '-ctx'"]
 
 

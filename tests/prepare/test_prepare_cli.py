@@ -41,15 +41,20 @@ def test_the_evaluator_help_does_not_list_preparation(capsys: pytest.CaptureFixt
     ("args", "tail"),
     [
         ((), "ablation-prepare: error: the following arguments are required: COMMAND\n"),
-        (("archive",), "ablation-prepare: error: argument COMMAND: invalid choice: 'archive' (choose from 'pin', "
-                       "'check', 'sheet', 'capture', 'assemble', 'freeze', 'check-freeze')\n"),
+        (
+            ("archive",),
+            "ablation-prepare: error: argument COMMAND: invalid choice: 'archive' (choose from 'pin', "
+            "'check', 'sheet', 'capture', 'assemble', 'freeze', 'check-freeze')\n",
+        ),
         (("sheet", "cases", "e.toml"), "ablation-prepare sheet: error: the following arguments are required: --out\n"),
-        (("sheet", "staleness", "e.toml", "--out", "s.md"), "ablation-prepare sheet: error: argument kind: invalid "
-                                                            "choice: 'staleness' (choose from 'cases')\n"),
+        (
+            ("sheet", "staleness", "e.toml", "--out", "s.md"),
+            "ablation-prepare sheet: error: argument kind: invalid choice: 'staleness' (choose from 'cases')\n",
+        ),
         (("check", ""), "ablation-prepare check: error: argument EXPERIMENT.toml: an empty path names no file\n"),
         (("pin",), "ablation-prepare pin: error: the following arguments are required: PATH\n"),
     ],
-)  # fmt: skip
+)
 def test_usage_errors_exit_2(args: tuple[str, ...], tail: str) -> None:
     ran = run_prepare(*args)
     assert (ran.code, ran.out) == (2, "")
@@ -79,8 +84,9 @@ def test_the_sealed_environment_has_a_working_ablation_prepare(tmp_path: Path) -
     assert completed.stdout.splitlines()[-1].endswith(f"  {experiment}")
     broken = subprocess.run([SEALED, "check", tmp_path / "none.toml"], capture_output=True, text=True, check=False)
     assert (broken.returncode, broken.stderr) == (
-        2, f"ablation-prepare: cannot read experiment file '{tmp_path / 'none.toml'}': No such file or directory\n"
-    )  # fmt: skip
+        2,
+        f"ablation-prepare: cannot read experiment file '{tmp_path / 'none.toml'}': No such file or directory\n",
+    )
 
 
 @pytest.mark.skipif(not SEALED.is_file(), reason=f"{SEALED} is not built (make venv)")

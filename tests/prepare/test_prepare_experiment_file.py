@@ -90,8 +90,11 @@ def test_sci_defaults_given_in_part_keep_the_other_defaults() -> None:
     assert experiment is not None
     assert experiment.limits == Limits(max_candidates=500, timeout_ms=1000)
     assert experiment.limits.request_limits() == {
-        "maxCandidates": 500, "maxCandidatesPerFile": 200, "maxEvidenceBytes": 1_048_576, "timeoutMs": 1000,
-    }  # fmt: skip
+        "maxCandidates": 500,
+        "maxCandidatesPerFile": 200,
+        "maxEvidenceBytes": 1_048_576,
+        "timeoutMs": 1000,
+    }
 
 
 @pytest.mark.parametrize(
@@ -194,10 +197,14 @@ def test_check_reports_the_first_shape_error_or_all(tmp_path: Path) -> None:
     path = tmp_path / "e.toml"
     path.write_text(MINIMAL.replace("[[case]]", "[[cases]]"), encoding="utf-8")
     first = run_prepare("check", path)
-    assert (first.code, first.out, first.err) == (4, "", (
-        "PRE-2 at cases: expected one of the keys experiment, tools, sci_defaults, staleness, repository, case in "
-        "(top level); found an unknown key 'cases'\n"
-    ))  # fmt: skip
+    assert (first.code, first.out, first.err) == (
+        4,
+        "",
+        (
+            "PRE-2 at cases: expected one of the keys experiment, tools, sci_defaults, staleness, repository, case in "
+            "(top level); found an unknown key 'cases'\n"
+        ),
+    )
     every = run_prepare("check", path, "--errors", "all")
     assert every.err.count("\n") == 2
 

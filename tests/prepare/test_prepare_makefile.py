@@ -21,17 +21,26 @@ from tests.prepare.prepfixtures import valid_experiment, write_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 PREPARATION_VARIABLES = (
-    "EXPERIMENT", "PREP_DIR", "SHEET", "CASES_REVIEW", "FILE_ACCESS", "ALLOW_UNAVAILABLE", "STALENESS_REVIEW",
-    "PRE_RUN_REVIEW", "ATTEMPT_RECORD", "PRE_RUN_MANIFEST_SHA256",
-)  # fmt: skip
+    "EXPERIMENT",
+    "PREP_DIR",
+    "SHEET",
+    "CASES_REVIEW",
+    "FILE_ACCESS",
+    "ALLOW_UNAVAILABLE",
+    "STALENESS_REVIEW",
+    "PRE_RUN_REVIEW",
+    "ATTEMPT_RECORD",
+    "PRE_RUN_MANIFEST_SHA256",
+)
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 
 
 def _make(*args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "SOURCE_DATE_EPOCH")}
-    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, env=env, capture_output=True, text=True,
-                          check=False)  # fmt: skip
+    return subprocess.run(
+        ["make", "--no-print-directory", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
 
 
 def test_every_preparation_variable_is_known_and_a_typo_is_not() -> None:
@@ -52,12 +61,17 @@ def test_make_help_lists_the_preparation_targets() -> None:
     [
         (("prepare-check",), "make prepare-check: give EXPERIMENT=<experiment file .toml>"),
         (("prepare-sheet", "SHEET=s.md"), "make prepare-sheet: give EXPERIMENT=<experiment file .toml>"),
-        (("prepare-sheet", "EXPERIMENT=e.toml"),
-         "make prepare-sheet: give SHEET=<new sheet file .md, outside PREP_DIR>"),
-        (("prepare-sheet", "EXPERIMENT=e.toml", "SHEET=prep/x/sheet.md", "PREP_DIR=prep/x"),
-         "make prepare-sheet: SHEET 'prep/x/sheet.md' lies inside PREP_DIR 'prep/x', which stays empty until capture"),
+        (
+            ("prepare-sheet", "EXPERIMENT=e.toml"),
+            "make prepare-sheet: give SHEET=<new sheet file .md, outside PREP_DIR>",
+        ),
+        (
+            ("prepare-sheet", "EXPERIMENT=e.toml", "SHEET=prep/x/sheet.md", "PREP_DIR=prep/x"),
+            "make prepare-sheet: SHEET 'prep/x/sheet.md' lies inside PREP_DIR 'prep/x', which stays "
+            "empty until capture",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_missing_variable_is_refused_naming_it(args: tuple[str, ...], line: str) -> None:
     completed = _make(*args)
     assert completed.returncode == 2

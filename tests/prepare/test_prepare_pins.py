@@ -44,19 +44,27 @@ def test_PRE_20_a_tool_whose_bytes_changed_is_exit_3(made: Made, tmp_path: Path)
     doc["tools"]["sci"] |= pin_table(tool)
     tool.write_bytes(after)
     ran = _check(tmp_path, doc)
-    assert (ran.code, ran.out, errors_of(ran)) == (3, "", [
-        f"PRE-20 at tools.sci.sha256: expected the bytes at '{tool}' to have the pinned SHA-256 "
-        f"{_sha256(before)}; found {_sha256(after)} (17 bytes)"
-    ])  # fmt: skip
+    assert (ran.code, ran.out, errors_of(ran)) == (
+        3,
+        "",
+        [
+            f"PRE-20 at tools.sci.sha256: expected the bytes at '{tool}' to have the pinned SHA-256 "
+            f"{_sha256(before)}; found {_sha256(after)} (17 bytes)"
+        ],
+    )
 
 
 def test_PRE_20_a_tool_that_is_gone_is_exit_3(made: Made, tmp_path: Path) -> None:
     doc = copy.deepcopy(made.doc)
     doc["tools"]["backend"]["extra_pins"] = [{"path": str(tmp_path / "gone.so"), "sha256": "0" * 64}]
     ran = _check(tmp_path, doc)
-    assert (ran.code, errors_of(ran)) == (3, [
-        "PRE-20 at tools.backend.extra_pins[0].path: expected a readable regular file; found No such file or directory"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        3,
+        [
+            "PRE-20 at tools.backend.extra_pins[0].path: expected a readable regular file; found No "
+            "such file or directory"
+        ],
+    )
 
 
 def test_PRE_20_a_changed_git_is_never_run(made: Made, tmp_path: Path) -> None:
@@ -84,20 +92,27 @@ def test_PRE_21_a_pinned_git_older_than_2_32_is_refused(made: Made, tmp_path: Pa
     doc = copy.deepcopy(made.doc)
     doc["tools"]["git"] = pin_table(_stub_git(tmp_path, "echo 'git version 2.31.0'"))
     ran = _check(tmp_path, doc)
-    assert (ran.code, ran.out, errors_of(ran)) == (4, "", [
-        "PRE-21 at tools.git.path: expected git 2.32 or later (an older git ignores GIT_CONFIG_GLOBAL); "
-        "found 'git version 2.31.0'"
-    ])  # fmt: skip
+    assert (ran.code, ran.out, errors_of(ran)) == (
+        4,
+        "",
+        [
+            "PRE-21 at tools.git.path: expected git 2.32 or later (an older git ignores GIT_CONFIG_GLOBAL); "
+            "found 'git version 2.31.0'"
+        ],
+    )
 
 
 def test_PRE_21_a_pinned_git_that_fails(made: Made, tmp_path: Path) -> None:
     doc = copy.deepcopy(made.doc)
     doc["tools"]["git"] = pin_table(_stub_git(tmp_path, "echo 'no git here' >&2; exit 9"))
     ran = _check(tmp_path, doc)
-    assert (ran.code, errors_of(ran)) == (4, [
-        "PRE-21 at tools.git.path: expected git 2.32 or later (an older git ignores GIT_CONFIG_GLOBAL); "
-        "found no git here (exit 9)"
-    ])  # fmt: skip
+    assert (ran.code, errors_of(ran)) == (
+        4,
+        [
+            "PRE-21 at tools.git.path: expected git 2.32 or later (an older git ignores GIT_CONFIG_GLOBAL); "
+            "found no git here (exit 9)"
+        ],
+    )
 
 
 def test_PRE_12_revision_from_checkout_is_derived_from_a_clean_checkout(made: Made, tmp_path: Path) -> None:

@@ -74,9 +74,11 @@ def test_a_file_that_is_not_an_experiment_gets_no_sheet(made: Made, tmp_path: Pa
     doc = copy.deepcopy(made.doc)
     del doc["staleness"]
     ran, out = _sheet(tmp_path, doc)
-    assert (ran.code, ran.out, errors_of(ran)) == (4, "", [
-        "PRE-3 at staleness: expected a key staleness (a table); found no such key"
-    ])  # fmt: skip
+    assert (ran.code, ran.out, errors_of(ran)) == (
+        4,
+        "",
+        ["PRE-3 at staleness: expected a key staleness (a table); found no such key"],
+    )
     assert not out.exists()
 
 

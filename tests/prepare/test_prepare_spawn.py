@@ -55,8 +55,20 @@ def _patch_spawns(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
         raise SpawnRefused(f"process creation outside subprocess: {args}")
 
     monkeypatch.setattr(subprocess, "Popen", popen)
-    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "popen", "spawnv", "spawnve",
-                 "execv", "execve", "execvp", "execvpe"):  # fmt: skip
+    for name in (
+        "fork",
+        "forkpty",
+        "posix_spawn",
+        "posix_spawnp",
+        "system",
+        "popen",
+        "spawnv",
+        "spawnve",
+        "execv",
+        "execve",
+        "execvp",
+        "execvpe",
+    ):
         if hasattr(os, name):
             monkeypatch.setattr(os, name, refuse)
     return started

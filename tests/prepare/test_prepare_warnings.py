@@ -85,10 +85,13 @@ def test_PRE_23_a_work_root_that_is_not_portable(made: Made, tmp_path: Path) -> 
     for case in doc["case"]:
         case["sci"]["paths"] = [p for p in case["sci"]["paths"] if p not in case["truth"]]
     ran = _check(tmp_path, doc)
-    assert (ran.code, ran.err) == (0, (
-        _WARNING + "PRE-23 at experiment.work_root: expected a Portable path (an exporter that echoes a request "
-        "path into a message would break RCPT-15 or RCPT-40); found '/home/jdoe/evidence'\n"
-    ))  # fmt: skip
+    assert (ran.code, ran.err) == (
+        0,
+        (
+            _WARNING + "PRE-23 at experiment.work_root: expected a Portable path (an exporter that echoes a request "
+            "path into a message would break RCPT-15 or RCPT-40); found '/home/jdoe/evidence'\n"
+        ),
+    )
 
 
 def test_PRE_25_a_path_seed_that_is_a_truth_path(made: Made, tmp_path: Path) -> None:
@@ -96,7 +99,10 @@ def test_PRE_25_a_path_seed_that_is_a_truth_path(made: Made, tmp_path: Path) -> 
     doc["tools"] = _usr_tools(doc)
     assert doc["case"][5]["sci"]["paths"] == doc["case"][5]["truth"] == ["src/alpha/interest.py"]
     ran = _check(tmp_path, doc)
-    assert (ran.code, ran.err) == (0, (
-        _WARNING + "PRE-25 at case[5].sci.paths[0]: expected a path seed that names no truth path; "
-        "found the truth path case[5].truth[0]\n"
-    ))  # fmt: skip
+    assert (ran.code, ran.err) == (
+        0,
+        (
+            _WARNING + "PRE-25 at case[5].sci.paths[0]: expected a path seed that names no truth path; "
+            "found the truth path case[5].truth[0]\n"
+        ),
+    )

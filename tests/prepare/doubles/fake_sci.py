@@ -37,14 +37,54 @@ EXECUTABLE_NAME = "stand-in-grep-cli"
 EXECUTABLE_VERSION = "0.42.1"
 SCHEMA = "semantic-code-intelligence.structural_evidence_receipt.v1"
 VARIANTS = (
-    "normal", "reordered", "orphan-short", "orphan-long", "stderr", "two-receipts", "trailing-text",
-    "tmpdir-leftover", "home-leftover", "ontology-dir", "edit-tracked", "touch-tracked", "home-cache",
-    "non-item-match", "capped", "version-2.0.1", "hang", "empty-stdout", "duplicate-key",
-)  # fmt: skip
+    "normal",
+    "reordered",
+    "orphan-short",
+    "orphan-long",
+    "stderr",
+    "two-receipts",
+    "trailing-text",
+    "tmpdir-leftover",
+    "home-leftover",
+    "ontology-dir",
+    "edit-tracked",
+    "touch-tracked",
+    "home-cache",
+    "non-item-match",
+    "capped",
+    "version-2.0.1",
+    "hang",
+    "empty-stdout",
+    "duplicate-key",
+)
 DEFAULT_EXTENSIONS = frozenset(
-    (".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
-     ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh")
-)  # fmt: skip
+    (
+        ".bash",
+        ".c",
+        ".cc",
+        ".cjs",
+        ".cpp",
+        ".cs",
+        ".go",
+        ".h",
+        ".hpp",
+        ".java",
+        ".js",
+        ".jsx",
+        ".kt",
+        ".lua",
+        ".mjs",
+        ".php",
+        ".py",
+        ".rb",
+        ".rs",
+        ".sh",
+        ".swift",
+        ".ts",
+        ".tsx",
+        ".zsh",
+    )
+)
 W = frozenset("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B))))
 MAX_SNIPPET = 20000
 ORPHAN_SECONDS = {"orphan-short": 2, "orphan-long": 60}

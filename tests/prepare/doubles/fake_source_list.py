@@ -35,13 +35,45 @@ import sys
 ARGV = ["--repo", ".", "--full-list", "--json"]
 NAME = "fake_source_list"
 VARIANTS = (
-    "normal", "stderr", "exit-3", "omit-path", "bom", "duplicate-key", "float-count", "bom-in-path",
-    "bom-in-summary", "invalid-utf8", "untracked-file", "nothing-present",
-)  # fmt: skip
+    "normal",
+    "stderr",
+    "exit-3",
+    "omit-path",
+    "bom",
+    "duplicate-key",
+    "float-count",
+    "bom-in-path",
+    "bom-in-summary",
+    "invalid-utf8",
+    "untracked-file",
+    "nothing-present",
+)
 DEFAULT_EXTENSIONS = (
-    ".bash", ".c", ".cc", ".cjs", ".cpp", ".cs", ".go", ".h", ".hpp", ".java", ".js", ".jsx",
-    ".kt", ".lua", ".mjs", ".php", ".py", ".rb", ".rs", ".sh", ".swift", ".ts", ".tsx", ".zsh",
-)  # fmt: skip
+    ".bash",
+    ".c",
+    ".cc",
+    ".cjs",
+    ".cpp",
+    ".cs",
+    ".go",
+    ".h",
+    ".hpp",
+    ".java",
+    ".js",
+    ".jsx",
+    ".kt",
+    ".lua",
+    ".mjs",
+    ".php",
+    ".py",
+    ".rb",
+    ".rs",
+    ".sh",
+    ".swift",
+    ".ts",
+    ".tsx",
+    ".zsh",
+)
 #: SPEC §9.6: the 25 whitespace code points W.
 W = frozenset("\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff" + "".join(map(chr, range(0x2000, 0x200B))))
 HEADER_MARKERS = (b"# ", b"// ", b"-- ")

@@ -49,15 +49,22 @@ ITEMS: tuple[tuple[str, str, str, str, str | None, tuple[str, ...], str | None],
     ("lib/café ü.go", "regular", "regular", "present", "Café helpers", (), None),
     ("link.sh", "symlink", "symlink", "not_applicable", None, (), None),
     ("src/Upper.JS", "regular", "regular", "present", "Upper-case extension", (), None),
-    ("src/alpha.py", "regular", "regular", "present", "Alpha request parsing",
-     ("changing parsing", "debugging requests"), None),
+    (
+        "src/alpha.py",
+        "regular",
+        "regular",
+        "present",
+        "Alpha request parsing",
+        ("changing parsing", "debugging requests"),
+        None,
+    ),
     ("src/beta.js", "regular", "regular", "present", "Beta request helpers", (), None),
     ("src/gamma.py", "regular", "regular", "absent", None, (), None),
     ("src/hints.lua", "regular", "regular", "invalid", None, (), "invalid_read_when"),
     ("src/invalid.rb", "regular", "regular", "invalid", None, (), "invalid_summary"),
     ("src/twice.sh", "regular", "regular", "invalid", None, (), "duplicate_summary"),
     ("vendor/sub.go", "gitlink", "gitlink", "not_applicable", None, (), None),
-)  # fmt: skip
+)
 
 
 def git_env(home: Path) -> dict[str, str]:

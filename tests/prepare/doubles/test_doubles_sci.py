@@ -28,9 +28,17 @@ SCHEMA = b"semantic-code-intelligence.structural_evidence_receipt.v1"
 QUESTION = "Where are the request builders defined and how do they parse requests?"
 ITEM_PATHS = frozenset(item[0] for item in standin_fixture.ITEMS)
 RECEIPT_MEMBERS = [
-    "schema", "request", "requestDigest", "repository", "producer", "backend", "evidence", "summary", "limitations",
+    "schema",
+    "request",
+    "requestDigest",
+    "repository",
+    "producer",
+    "backend",
+    "evidence",
+    "summary",
+    "limitations",
     "receiptDigest",
-]  # fmt: skip
+]
 BUILD = standin_fixture.sci_request(QUESTION, "python", "def build_$NAME($$$ARGS)", ["src"])
 
 
@@ -127,8 +135,12 @@ def test_normal_receipt_is_accepted_with_code_point_ranges(target: Path, tmp_pat
         ("src/gamma.py", (1, 17), (1, 27), "    return '\U0001f600é'; def build_delta(): pass", 44),
     ]
     assert receipt["summary"] == {
-        "returnedCount": 3, "totalObservedCount": 3, "evidenceBytes": 87, "capped": False, "complete": True
-    }  # fmt: skip
+        "returnedCount": 3,
+        "totalObservedCount": 3,
+        "evidenceBytes": 87,
+        "capped": False,
+        "complete": True,
+    }
     assert canon(receipt["request"]) == canon(BUILD)
     assert r.case.before == r.case.after  # HEAD, status, .git/index, ls-files listing, no class-(a) path
     assert not any(r.home.iterdir()) and not any(r.tmp.iterdir())  # the scratch folder was removed
@@ -158,8 +170,12 @@ def test_limits_cap_the_receipt_honestly(target: Path, tmp_path: Path, environme
     r = run_sci(standins.SCI, target, tmp_path, environment_path, request=request)
     assert [e[0] for e in evidence_summary(r.receipt)] == ["src/alpha.py", "src/gamma.py"]
     assert r.receipt["summary"] == {
-        "returnedCount": 2, "totalObservedCount": 3, "evidenceBytes": 43, "capped": True, "complete": False
-    }  # fmt: skip
+        "returnedCount": 2,
+        "totalObservedCount": 3,
+        "evidenceBytes": 43,
+        "capped": True,
+        "complete": False,
+    }
     assert r.rule == "SB-13"  # RCPT-1 … RCPT-41 hold: an honest incomplete receipt
 
 
@@ -267,8 +283,12 @@ def assert_details(name: str, r: SciRun, normal_stdout: bytes, target: Path) -> 
         ]
     elif name == "capped":
         assert r.receipt["summary"] == {
-            "returnedCount": 3, "totalObservedCount": 4, "evidenceBytes": 87, "capped": True, "complete": False
-        }  # fmt: skip
+            "returnedCount": 3,
+            "totalObservedCount": 4,
+            "evidenceBytes": 87,
+            "capped": True,
+            "complete": False,
+        }
     else:
         assert (name, out) in {("empty-stdout", b"")}, name
 
@@ -281,8 +301,10 @@ def test_orphan_outliving_the_grace_is_killed(target: Path, tmp_path: Path, envi
     assert r.rule == "OBS-18"
     assert r.bundle is not None
     assert r.bundle["executionObservation"]["process"] == {  # type: ignore[index]
-        "exitCode": 0, "receiptCount": 1, "processGroupTerminationConfirmed": False
-    }  # fmt: skip
+        "exitCode": 0,
+        "receiptCount": 1,
+        "processGroupTerminationConfirmed": False,
+    }
 
 
 def test_hang_times_out_and_its_group_is_killed(target: Path, tmp_path: Path, environment_path: str) -> None:

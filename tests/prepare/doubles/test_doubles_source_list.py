@@ -95,14 +95,31 @@ def test_normal_output_is_accepted_and_lists_the_fixture_items(
     assert text == json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     assert "lib/café ü.go" in text  # raw, not \u-escaped
     got = [
-        (i["path"], i["indexKind"], i["worktreeKind"], i["metadataStatus"], i["summary"], tuple(i["readWhen"]),
-         i["metadataError"])
+        (
+            i["path"],
+            i["indexKind"],
+            i["worktreeKind"],
+            i["metadataStatus"],
+            i["summary"],
+            tuple(i["readWhen"]),
+            i["metadataError"],
+        )
         for i in payload["items"]
-    ]  # fmt: skip
+    ]
     assert got == list(standin_fixture.ITEMS)
     assert [i["extension"] for i in payload["items"]] == [
-        ".js", ".go", ".sh", ".js", ".py", ".js", ".py", ".lua", ".rb", ".sh", ".go"
-    ]  # fmt: skip
+        ".js",
+        ".go",
+        ".sh",
+        ".js",
+        ".py",
+        ".js",
+        ".py",
+        ".lua",
+        ".rb",
+        ".sh",
+        ".go",
+    ]
     assert c.before == c.after  # HEAD, status, .git/index, ls-files listing, no .ontology
     assert list(c.home.iterdir()) == [] and list(c.tmp.iterdir()) == []
 
