@@ -37,7 +37,7 @@ from ablation.closure import LAYERS
 from ablation.closure.check import PACKAGE_DIR, closure_state, package_files, sealed_manifest
 from ablation.closure.layout import current_layout, loaded_files, mapped_executables, read_maps, sha256_file
 from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
-from ablation.closure.problem import REMEDY
+from ablation.closure.problem import REMEDY, Problem, raise_first
 from ablation.errors import IntegrityError, UsageError
 
 __all__ = ["environment_kind", "evaluator_identity", "measure", "source_revision", "version_text"]
@@ -105,13 +105,49 @@ def _interpreter(*, sealed: bool) -> dict[str, object]:
     }
 
 
+def _changed_since_check(package_dir: Path, files: list[list[str]]) -> list[Problem]:
+    """Sealed: the package files just hashed that are not the manifest's, byte for byte.
+
+    The run-time check compared the package folder with the manifest before any evaluator
+    module ran; this walk comes later. A file that appeared, changed or went away in between
+    (a watcher swapping a ``.pyc`` through a temporary, a re-seal while a run is going) would
+    otherwise enter ``filesDigest`` unchecked, and one environment would record two identities.
+    """
+    prefix = f"{package_dir.name}/"
+    recorded = {
+        path: sha for path, sha in sealed_manifest(package_dir).layers["package"].items() if path.startswith(prefix)
+    }
+    found: dict[str, str] = dict(files)
+    problems = [
+        Problem(path, "package", "appeared while the evaluator ran (it is not in the closure manifest)")
+        for path in found
+        if path not in recorded
+    ]
+    problems += [
+        Problem(path, "package", f"changed while the evaluator ran (sha256 {found[path]}, manifest {recorded[path]})")
+        for path in found
+        if path in recorded and found[path] != recorded[path]
+    ]
+    problems += [
+        Problem(path, "package", "went away while the evaluator ran") for path in recorded if path not in found
+    ]
+    return problems
+
+
 def _package_member(package_dir: Path, *, sealed: bool, revision: str | None) -> dict[str, object]:
-    """``package``: name, source revision, and the digest of ``[[path, sha256], …]`` of the package folder."""
+    """``package``: name, source revision, and the digest of ``[[path, sha256], …]`` of the package folder.
+
+    Raises:
+        IntegrityError: sealed, and the folder is no longer the one the run-time check compared with
+            the closure manifest (exit 3).
+    """
     files = [
         [path, sha]
         for path, kind, sha in package_files(package_dir, sealed=sealed)
         if sha is not None and (kind == "file" or not sealed)
     ]
+    if sealed:
+        raise_first(_changed_since_check(package_dir, files))
     digest = canonical_digest(files)
     return {"name": PACKAGE_NAME, "sourceRevision": revision, "filesDigest": digest, "fileCount": len(files)}
 

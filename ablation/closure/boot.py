@@ -48,8 +48,10 @@ __all__ = [
     "REMEDY",
     "START_MARKER",
     "clean_environment",
+    "hold_start_signals",
     "option_problems",
     "refused_variables",
+    "restore_start_signals",
     "start",
 ]
 
@@ -119,6 +121,49 @@ OPENSSL_CONFIG = "ablation/closure/openssl.cnf"
 
 _UNDER_I = "changes what runs even in an isolated interpreter"
 _AT_START = "is read by the dynamic loader, the C library or the interpreter when the process starts, before any check"
+
+
+_STOPPED = "interrupted by {}; stopped (an output file is written completely or not at all)"
+"""The line of a SIGINT or SIGTERM, as :mod:`ablation.interrupts` words it (nothing is written during the start)."""
+
+_HELD_AT_START: "dict[int, object]" = {}
+"""The handlers :func:`hold_start_signals` replaced, which :func:`restore_start_signals` puts back."""
+
+
+def hold_start_signals(command: str) -> None:
+    """Make SIGINT and SIGTERM during the sealed start one line and exit 130 or 143, never a traceback.
+
+    From here until the command's ``main`` takes over (:func:`restore_start_signals`, called by
+    :mod:`ablation.closure.verified` just before it), a signal ends the process at once with
+    ``<command>: interrupted by SIGINT; stopped (…)`` on stderr: the start writes no file, so there is
+    nothing to finish. A signal the caller ignores (``SIG_IGN``: ``nohup``, a background job) stays
+    ignored. Uses the built-in ``_signal`` (``signal`` is a file of the standard library, not yet checked).
+    """
+    signals = __import__("_signal")
+
+    def stop(number: int, _frame: object) -> None:
+        name = "SIGINT" if number == signals.SIGINT else "SIGTERM"
+        try:
+            if sys.stderr is not None:
+                sys.stderr.write(f"{command}: {_STOPPED.format(name)}\n")
+                sys.stderr.flush()
+        finally:
+            os._exit(128 + number)
+
+    for number in (signals.SIGINT, signals.SIGTERM):
+        handler = signals.getsignal(number)
+        if handler == signals.SIG_IGN:
+            continue
+        _HELD_AT_START[number] = signals.SIG_DFL if handler is None else handler
+        signals.signal(number, stop)
+
+
+def restore_start_signals() -> None:
+    """Give SIGINT and SIGTERM back the handlers they had before :func:`hold_start_signals`."""
+    signals = __import__("_signal")
+    while _HELD_AT_START:
+        number, handler = _HELD_AT_START.popitem()
+        signals.signal(number, handler)
 
 
 class Refusal(Exception):
@@ -306,6 +351,7 @@ def start(prefix: str, site: str, sha256: "Callable[..., object] | None", entry:
     Returns:
         The command's exit code (stage 2); stage 1 never returns but by a refusal (3).
     """
+    hold_start_signals(command)
     try:
         environ = _initial_environment()
         if environ.get(START_MARKER[0].encode()) != START_MARKER[1].encode():

@@ -24,7 +24,7 @@ import os
 import sys
 
 from ablation.closure.boot import COMMANDS as _MAIN_MODULES
-from ablation.closure.boot import OPENSSL_CONFIG, REMEDY
+from ablation.closure.boot import OPENSSL_CONFIG, REMEDY, restore_start_signals
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
 if TYPE_CHECKING:
@@ -255,6 +255,7 @@ def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "a
         package = __import__("ablation.closure").closure  # through the verified hook, like everything from here
         package.boot, package.verified = sys.modules["ablation.closure.boot"], sys.modules[__name__]
         main = __import__(_MAIN_MODULES[command], fromlist=["main"]).main  # through the verified hook
+        restore_start_signals()  # from here the command's own handling of SIGINT and SIGTERM
         code: int = main()
     except ClosureViolation as violation:
         sys.stderr.write(f"{command}: {violation}\n")
