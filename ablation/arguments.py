@@ -1,6 +1,6 @@
 """The ``ablation`` command line's grammar: commands, options, their types, and what is never guessed.
 
-The command line takes exactly what was typed (issue 23 item 3):
+The command line takes exactly what was typed (docs/reference/operating.md):
 
 - no abbreviations: ``--input-s`` is not ``--input-sha256``, so an option
   added later can never change what an old command line means;

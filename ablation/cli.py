@@ -4,7 +4,7 @@ The grammar is :mod:`ablation.arguments`. Exit codes (PRODUCT.md "Command
 line"): 0 ok; 2 usage; 3 integrity; 4 input rejected; 5 output refused;
 6 resources exhausted (memory or file descriptors, one line, never a
 traceback); 130 and 143 interrupted by SIGINT (Ctrl-C) and SIGTERM (one line,
-no traceback, no partial output; issue 23 item 4); 1 internal error (a bug,
+no traceback, no partial output; docs/reference/exit-codes.md); 1 internal error (a bug,
 shown with its traceback).
 """
 

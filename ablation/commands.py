@@ -199,7 +199,7 @@ def _verify_summary(loaded: LoadedInput, experiment: ValidatedExperiment, *, gzi
 
 
 def _hash_lines(summary: _VerifySummary) -> list[str]:
-    """Which input hashes were given and checked, and which were only computed (issue 12 item 3)."""
+    """Which input hashes were given and checked, and which were only computed (docs/operator.md)."""
     if summary["inputSha256Pinned"]:
         lines = [f"input sha256      {summary['inputSha256']} (pinned: --input-sha256 given and matched)"]
     else:

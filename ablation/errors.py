@@ -4,7 +4,7 @@ Only :mod:`ablation.cli` turns these into exit codes and stderr lines
 (PRODUCT.md "Command line": 0 ok, 2 usage, 3 integrity, 4 input rejected,
 5 output refused, 6 resources exhausted, 1 internal error).
 
-Every message is bounded here, in one place (issue 11): a value echoed into a
+Every message is bounded here, in one place (no error line grows unbounded): a value echoed into a
 message (a member name, a path, a found value) is cut by :func:`clip`, so a
 64 MiB name in an input never becomes a 64 MB line on stderr.
 """

@@ -6,7 +6,7 @@ bundle) goes through :func:`open_regular`. The file is opened with
 ``O_NONBLOCK``, so opening a FIFO that has no writer returns at once instead
 of waiting for one, and the opened object's ``fstat`` decides: anything but a
 regular file (a FIFO, a socket, a device, a folder) is a usage error naming
-the option's file, before a byte is read (issue 23 item 2). ``O_NONBLOCK`` has
+the option's file, before a byte is read, without blocking. ``O_NONBLOCK`` has
 no effect on reads of a regular file. A symbolic link given here is followed:
 the file it names must be regular. ``--evidence`` has its own careful walk
 (:mod:`ablation.bundle.evidence`).

@@ -4,7 +4,7 @@
 (:func:`ablation.pipeline.load_input`), and ``verify-archive`` and ``notes``
 read a bundled ``.json.gz`` input through it too
 (:func:`ablation.bundle.bundled.bundled_input`), so a file one of them refuses
-is refused by all with the same rule (issue 23 item 5). The standard library's
+is refused by all with the same rule. The standard library's
 ``zlib`` inflates the deflate data; everything around it (member headers,
 trailers, what may follow) is checked here. PRODUCT.md "Command line"
 (``.json.gz`` input, GZ-1); RFC 1952 §2.3.

@@ -1,7 +1,7 @@
 """Ctrl-C (SIGINT) and SIGTERM: one line on stderr, no traceback, exit 130 or 143, no partial output.
 
 :func:`interruptible` turns either signal into :class:`Interrupted` for the
-length of a command; :mod:`ablation.cli` reports it (issue 23 item 4). A file
+length of a command; :mod:`ablation.cli` reports it (one line, exit 130 or 143). A file
 being published (:func:`ablation.output.write_exclusive`: the temporary
 written, linked into place, removed, the folder fsynced) runs inside
 :func:`deferred`, so a signal never leaves a temporary behind or cuts a

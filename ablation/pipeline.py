@@ -116,7 +116,7 @@ def _read_bounded(handle: BinaryIO, limit: int) -> bytes | None:
     return None
 
 
-# Hints for the one mix-up the two hashes of a .json.gz invite (issue 12 item 3).
+# Hints for the one mix-up the two hashes of a .json.gz invite (docs/operator.md).
 _GIVEN_THE_GZIP_HASH = (
     "; the expected hash is the SHA-256 of the compressed .json.gz file itself: give it as "
     "--input-gzip-sha256 (make: INPUT_GZIP_SHA256), and the SHA-256 of the decompressed JSON as "

@@ -69,7 +69,7 @@ def _gunzip(data: bytes, member: str) -> bytes:
 
     Raises:
         IntegrityError: ``<member>: GZ-1 at byte N: …``, the very rule ``run``
-            would have refused the file with (issue 23 item 5).
+            would have refused the file with (one reader: :mod:`ablation.gzipfile`).
     """
     try:
         return gunzip_members(data, DEFAULT_MAX_INPUT_BYTES)

@@ -1,7 +1,7 @@
 """``archive --evidence``: the files and folders an operator adds under ``extra/``, read in one careful walk.
 
 Nothing outside what was named gets in, and nothing inside is left out
-silently (issue 23 item 1):
+silently (docs/reference/operating.md):
 
 - every folder is opened relative to its parent's descriptor with
   ``O_NOFOLLOW | O_DIRECTORY``, every file with ``O_NOFOLLOW``, and the

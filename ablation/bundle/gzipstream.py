@@ -13,7 +13,7 @@ ratio or the number of members.
 :data:`~ablation.bundle.tarformat.GZIP_HEADER`: the *canonical framing*.
 Any other well-formed framing (``gzip -9 -n``, ``gzip -1``, ``python -m
 gzip``, several members) holds the same tar and so the same content digest;
-:attr:`Inflater.framing` says how it differs (issue 22 item 1). The deflate
+:attr:`Inflater.framing` says how it differs (docs/reviewer.md). The deflate
 bytes themselves are not re-derived: they depend on the zlib that wrote them.
 """
 

@@ -1,4 +1,4 @@
-"""Ed25519 keys and signatures over ``SHA256SUMS`` (PRODUCT.md "Evidence bundle"; issue 11).
+"""Ed25519 keys and signatures over ``SHA256SUMS`` (PRODUCT.md "Evidence bundle"; docs/reviewer.md).
 
 A signature proves only as much as the public key's origin: the key is named
 by its fingerprint, ``sha256:`` and the SHA-256 of its DER
@@ -6,7 +6,7 @@ SubjectPublicKeyInfo (the 44 bytes ``302a300506032b6570032100`` + the raw
 32-byte key; what ``openssl pkey -pubin -in k.pub -outform DER | sha256sum``
 prints), to be compared with one from a trusted source: ``keygen`` prints it,
 ``archive --sign-key`` reports it, and ``verify-archive``/``notes``
-``--expect-key`` refuse any other key (issue 22 item 3). Weak keys are refused when loaded: a public key
+``--expect-key`` refuse any other key (docs/reviewer.md). Weak keys are refused when loaded: a public key
 that is a small-order point (any of the eight, whatever its encoding) or is
 non-canonically encoded verifies forged signatures (identity point, R = that
 point, S = 0) and so proves nothing. Signatures with S ≥ L are refused too.

@@ -105,7 +105,7 @@ def shown(name: str) -> str:
     """A member name safe to print on one bounded line.
 
     As is when printable UTF-8, else its ``repr``; longer than 200 characters,
-    cut with its full length said (issue 11: every error line is bounded).
+    cut with its full length said (every error line is bounded: ablation.errors).
     """
     text = name if name.isprintable() else repr(name)
     try:

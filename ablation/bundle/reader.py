@@ -15,7 +15,7 @@ base-256 numbers, links and devices are refused at their header, before their
 data is read. Members come sorted by UTF-8 name, the top folder first and
 ``SHA256SUMS`` next, so each file is checked against its listed SHA-256 as it
 streams; only the members verification needs are kept in memory
-(:data:`KEPT`, and the one ``input/`` file). Issue 11; docs/reference/evidence-bundle.md.
+(:data:`KEPT`, and the one ``input/`` file). Decision 5; docs/reference/evidence-bundle.md.
 """
 
 from __future__ import annotations

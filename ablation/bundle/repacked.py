@@ -12,7 +12,7 @@ devices and folders are never followed or created: they are names in a
 stream. It stops, and says where, at anything it cannot read safely
 (sparse files, base-256 numbers, over-long records, over the size bounds).
 A damaged gzip stream found on the way is reported instead, as damage.
-Issue 22 item 1; README "For reviewers".
+PRODUCT.md "Evidence bundle"; ``docs/reviewer.md``, "What a mismatch means".
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """What ``verify-archive`` prints about a valid bundle: :class:`BundleReport`, its lines and its warnings.
 
 The report says, besides the digests and what was checked, the three things a
-reviewer could otherwise miss (issue 22 items 1-3): whether the bundle's bytes
+reviewer could otherwise miss (docs/reviewer.md, "What to cite"): whether the bundle's bytes
 are the canonical gzip framing or a re-compression of the same tar, whether the
 run was pinned to a preregistered input hash, and whether the signing key is the
-one the reviewer expected (``--expect-key``). README "For reviewers";
-``docs/incoming/reviewer.md``.
+one the reviewer expected (``--expect-key``). ``docs/reviewer.md``;
+``docs/reference/reviewer-messages.md``.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ absent or empty; ``sys.path`` the interpreter's own. Then
 exactly the bytes it checked against the manifest, and the command line runs.
 
 Every refusal is one line, ``ablation: closure: <what>; <remedy>``, exit 3.
-README "The evaluator identity" and ``docs/explanation/threat-model.md`` say what
+``docs/explanation/identity.md`` and ``docs/explanation/threat-model.md`` say what
 this proves and what it cannot.
 """
 

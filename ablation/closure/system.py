@@ -1,4 +1,4 @@
-"""What the sealed process sees of the system around its closure: mounts, ``/proc``, absent paths (issue 18).
+"""What the sealed process sees of the system around its closure: mounts, ``/proc``, absent paths.
 
 - **Mounts** (:func:`mount_problems`): every mount in ``/proc/self/mountinfo`` whose
   mount point is a closure folder (the environment, its ``site-packages``, the
@@ -12,6 +12,8 @@
   check reads must be the kernel's; a ``/proc`` that cannot be read fails closed.
 - **Absent paths** (:func:`absent_problems`): the ``sys.path`` entries that did
   not exist at sealing (``python311.zip``, which the interpreter searches first).
+
+What this proves and what it cannot: ``docs/explanation/threat-model.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Whole-tree inventories of the closure's folders: nothing may be added anywhere below them (issue 18 item 3).
+"""Whole-tree inventories of the closure's folders: nothing may be added anywhere below them.
 
 A layer lists its files with their SHA-256; the interpreter imports whatever it
 finds below a ``sys.path`` entry, so a file or folder added next to them (a
@@ -10,7 +10,7 @@ that is not a layer file (:func:`collect_tree`, at sealing). At run time
 :func:`tree_problems` lists each recorded folder once and compares the names it
 holds with the recorded ones: an added or missing name is a problem. One
 directory listing per folder and no ``stat`` per file keeps this cheap (about
-300 folders for CPython's standard library).
+300 folders for CPython's standard library). See ``docs/explanation/threat-model.md``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ hand exactly those bytes to the interpreter:
 - an extension module (``.so``) is hashed from an open file, then loaded by the
   dynamic loader from its path. That cannot be done from the checked bytes; the
   run-time check later compares the device and inode the kernel mapped with the
-  ones hashed (README "What the identity proves, and what it cannot").
+  ones hashed (``docs/explanation/threat-model.md``, "What is hashed is what runs").
 
 A file that is not in the manifest, or whose bytes differ, raises
 :class:`ClosureViolation`, which no ``except Exception`` can swallow; :func:`run`

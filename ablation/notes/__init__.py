@@ -14,7 +14,7 @@ all-four intersection, the adoption gates with their exact fractions,
 staleness rates, structural availability, cost disclosure and the protocol's
 limitations, and ends with an owner-decision section that is left empty:
 ``ablation`` never makes or suggests the ADOPT / REFINE / REJECT decision
-(preregistration gate 8; issue 5).
+(preregistration gate 8).
 
 The text depends only on the results file and the arguments: no dates, no
 environment. Exact figures are :class:`fractions.Fraction` values computed from
@@ -22,7 +22,7 @@ the integer counts the results file records (hits, selections, omissions, case
 counts) or copied from ``gateAssessment``'s ``exact`` strings; never from the
 floats in ``result``; decimals beside them are rounded to 4 places.
 
-What is drafted from is checked first (issue 22 items 5 and 6): the results
+What is drafted from is checked first (docs/reviewer.md): the results
 file is parsed once into typed records (:mod:`ablation.recorded`; a file that
 is not what ``ablation run`` writes is one line naming where, never a
 traceback), its gate rows are re-derived from its own exact figures and a

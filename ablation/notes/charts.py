@@ -1,6 +1,6 @@
 """Mermaid ``xychart-beta`` charts of the review notes: only our labels ``r0``, ``r1``, …, arm names and numbers.
 
-One chart per quantity and comparison (issue 22 item 7): precision on a 0–1
+One chart per quantity and comparison (each on an axis that shows it): precision on a 0–1
 axis, unnecessary files per case on its own axis from 0. Each chart is a
 horizontal bar chart with one bar per repository and arm, labelled
 ``r<k> <arm>`` (the two arms of a repository side by side), one named series
@@ -31,7 +31,7 @@ def _chart_labels(r: _Results) -> dict[str, str]:
     """``r0``, ``r1``, … for every repository id in ``result`` (its repositories first, in recorded order).
 
     Only these labels, arm names, our own numbers and fixed words enter a chart's syntax; the ids are
-    shown, escaped, in the legend table (issue 12 item 4).
+    shown, escaped, in the legend table (decision 13).
     """
     ids: list[str] = [repo.id for repo in r.repositories]
     for population in [*(r.result.pairwise.get(t) for t in TREATMENTS), r.result.all_four]:

@@ -52,7 +52,7 @@ def _image_disagrees(r: _Results, image_digest: str | None) -> bool:
 
 
 def _recomputed_text(recomputed: Recomputed | None) -> str:
-    """Whether the result was recomputed, and in which evaluator identity (issue 22 item 5)."""
+    """Whether the result was recomputed, and in which evaluator identity (docs/reviewer.md)."""
     if recomputed is None:
         return (
             "**no**: drafted from the results file alone; nothing was recomputed (its gate statuses were "
@@ -75,7 +75,7 @@ def _cite(
     image_digest: str | None,
     recomputed: Recomputed | None,
 ) -> list[str]:
-    """The digests a reviewer cites, each in one row (issue 12 item 4); their basis follows in "Digests"."""
+    """The digests a reviewer cites, each in one row (docs/reviewer.md); their basis follows in "Digests"."""
     rec = r.recorded
     pinned = "pinned by the run" if rec.input_sha256_pinned else "**computed only, not pinned**"
     rows = [["Prepared input SHA-256 (JSON bytes)", f"{_code(rec.input_sha256)} ({pinned})"]]
@@ -120,7 +120,7 @@ def _cite(
 
 
 def _source_revision(measured: Mapping[str, object]) -> str:
-    """The git commit the evaluator's package was built from, as the identity records it (issue 22 item 6)."""
+    """The git commit the evaluator's package was built from, as the identity records it (decision 17)."""
     package = measured.get("package")
     if not isinstance(package, Mapping) or "sourceRevision" not in package:
         return "not recorded (the identity has no `package.sourceRevision`: an evaluator from before it was measured)"

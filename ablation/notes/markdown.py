@@ -3,7 +3,7 @@ r"""Inert Markdown for the review notes: every string from a results file, a bun
 Prose and table cells escape Markdown and HTML (:func:`_text`), code spans use a
 fence longer than any backtick run inside (:func:`_code`), and characters a
 reader cannot see, or that reorder or break the text around them, are shown
-escaped (:func:`_visible`; issue 22 item 6):
+escaped (:func:`_visible`; decision 13):
 
 - C0 controls (U+0000–U+001F) and DEL as their Unicode control pictures
   (``␊`` for a line feed, ``␛``, ``␡``);
@@ -35,7 +35,7 @@ _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]*")
 _NONE = "—"
 
 
-# Every string that comes from a results file, a bundle or a flag is rendered inert (issue 11 item 5):
+# Every string that comes from a results file, a bundle or a flag is rendered inert (decision 13):
 # prose and table cells escape Markdown and HTML (:func:`_text`), code spans use a
 # fence longer than any backtick run inside (:func:`_code`), and control or
 # bidirectional-formatting characters are replaced by visible stand-ins (:func:`_visible`).

@@ -1,4 +1,4 @@
-"""A results file as frozen, typed records, parsed once: :class:`ResultsFile` (issue 22 item 4).
+"""A results file as frozen, typed records, parsed once: :class:`ResultsFile` (PRODUCT.md "The output file").
 
 :func:`ablation.results_file.load_results` parses the file and checks its
 envelope (the members, the input hashes, the evaluator's own digest);

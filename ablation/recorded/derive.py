@@ -1,4 +1,4 @@
-"""Re-derive what a results file's gate rows must say from the exact figures it records (issue 22 item 5).
+"""Re-derive what a results file's gate rows must say from the exact figures it records (PRODUCT.md "gateAssessment").
 
 A results file edited by hand can carry statuses its own figures contradict
 (G1 "pass" with 2 eligible repositories of the 3 needed). :func:`contradictions`

@@ -11,8 +11,8 @@ accepts. JSON that a record keeps without modelling (an identity's
 
 A value of the wrong shape raises :class:`ShapeError` naming its JSON Pointer,
 what was found and what was wanted, e.g. ``/result/cases/0/arms/paths/metrics/hits
-is the number -1, not a count``. Issue 22 item 4 (the shape of python-tuf's
-``Metadata`` API and packaging's typed parsers: parse once, then typed fields).
+is the number -1, not a count``. Modelled on the shape of python-tuf's
+``Metadata`` API and packaging's typed parsers: parse once, then typed fields.
 """
 
 from __future__ import annotations

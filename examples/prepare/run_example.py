@@ -32,7 +32,7 @@ so a second run needs both out of the way: this script **moves** an existing
 ``build/prepare-example/moved/<n>/`` first, and says so. One example run at a time per
 machine: two at once would share ``work_root``.
 
-Spec: issue 21 item 4; PREPARE.md §10 "End to end".
+Spec: PREPARE.md §10 "End to end".
 """
 
 from __future__ import annotations
