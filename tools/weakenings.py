@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Apply each weakening named in issue 14 to a scratch copy and check that its pin fails.
+"""Apply each weakening named in issues 14 and 25 to a scratch copy and check that its pin fails.
 
     tools/weakenings.py              all of them
     tools/weakenings.py GIT-8 TOP-5  only those whose name contains one of the words
 
 Each weakening is one textual edit of a rule check (a member dropped, a bound
-moved by one, a path widened). For each, the repository's ``ablation`` and
-``tests`` are copied to a temporary folder, the edit is applied, and
-``tests/test_pins_named.py`` runs there with this interpreter; the weakening
-must make at least one test fail ("KILLED"). Exit 1 when one survives.
+moved by one, a path widened, a loop that skips its last element). For each,
+the repository's ``ablation`` and ``tests`` are copied to a temporary folder,
+the edit is applied, and the pins (``tests/test_pins_named.py`` and every
+``tests/rules/test_members_*.py``) run there with this interpreter; the
+weakening must make at least one test fail ("KILLED"). Exit 1 when one survives.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The issue-25 pins, run with ``tests/test_pins_named.py`` for every weakening.
+MEMBER_PINS = "tests/rules/test_members_*.py"
 
 #: (name, file, original text, weakened text)
 W = [
@@ -84,6 +87,77 @@ W = [
     ),
 ]
 
+_CASE_19_LOOP = "    for r, repo in enumerate(repositories):\n        if counts[r] < MIN_CASES_PER_REPOSITORY:\n"
+_RCPT_21_FAST = "            if (\n                type(a) is int\n"
+_RCPT_26_CHECK = "    if kind not in OPERATION_KINDS[operation]:\n"
+_OBS_36_LOOP = "    for name in _TRANSCRIPT_DIGESTS:\n"
+
+#: Issue 25: every member of CASE-19, RCPT-21, RCPT-26 and OBS-36 (pinned by tests/rules/test_members_*.py).
+W += [
+    ("CASE-19 last repository skipped", "ablation/contracts/cases.py", _CASE_19_LOOP,
+     _CASE_19_LOOP.replace("enumerate(repositories)", "enumerate(repositories[:-1])")),
+    ("CASE-19 first repository only", "ablation/contracts/cases.py", _CASE_19_LOOP,
+     _CASE_19_LOOP.replace("enumerate(repositories)", "enumerate(repositories[:1])")),
+    ("CASE-19 counted in total", "ablation/contracts/cases.py", "counts[record.repository_index] += 1",
+     "counts = [count + 1 for count in counts]"),
+    ("CASE-19 nine enough", "ablation/contracts/cases.py", "if counts[r] < MIN_CASES_PER_REPOSITORY:",
+     "if counts[r] < MIN_CASES_PER_REPOSITORY - 1:"),
+    ("CASE-19 zero cases let through", "ablation/contracts/cases.py", "if counts[r] < MIN_CASES_PER_REPOSITORY:",
+     "if 0 < counts[r] < MIN_CASES_PER_REPOSITORY:"),
+    ("RCPT-21 fast start.line type", "ablation/contracts/receipt_evidence.py", _RCPT_21_FAST, _RCPT_21_FAST.replace("type(a) is int", "a is not None")),
+    ("RCPT-21 fast start.column type", "ablation/contracts/receipt_evidence.py", "                and type(b) is int\n", ""),
+    ("RCPT-21 fast end.line type", "ablation/contracts/receipt_evidence.py", "                and type(c) is int\n", ""),
+    ("RCPT-21 fast end.column type", "ablation/contracts/receipt_evidence.py", "                and type(d) is int\n", ""),
+    ("RCPT-21 fast start.line >= 0", "ablation/contracts/receipt_evidence.py", "                and a >= 0\n", ""),
+    ("RCPT-21 fast start.column >= 0", "ablation/contracts/receipt_evidence.py", "                and b >= 0\n", ""),
+    ("RCPT-21 fast end.column >= 0", "ablation/contracts/receipt_evidence.py", "                and d >= 0\n", ""),
+    ("RCPT-21 fast order by line only", "ablation/contracts/receipt_evidence.py", "and (c, d) >= (a, b)", "and c >= a"),
+    ("RCPT-21 fast order by column only", "ablation/contracts/receipt_evidence.py", "and (c, d) >= (a, b)", "and d >= b"),
+    ("RCPT-21 fast order strict", "ablation/contracts/receipt_evidence.py", "and (c, d) >= (a, b)", "and (c, d) > (a, b)"),
+    ("RCPT-21 fast range shape", "ablation/contracts/receipt_evidence.py", "    if _RANGE.fits(value):", "    if type(value) is dict:"),
+    ("RCPT-21 fast end shape", "ablation/contracts/receipt_evidence.py", "if _POSITION.fits(start) and _POSITION.fits(end):",
+     "if _POSITION.fits(start):"),
+    ("RCPT-21 fast start shape", "ablation/contracts/receipt_evidence.py", "if _POSITION.fits(start) and _POSITION.fits(end):",
+     "if _POSITION.fits(end):"),
+    ("RCPT-21 slow range shape", "ablation/contracts/receipt_evidence.py", 'rng = _RANGE.check("RCPT-21", value, where)',
+     "rng: dict[str, object] = value  # type: ignore[assignment]"),
+    ("RCPT-21 slow position shape", "ablation/contracts/receipt_evidence.py", 'position = _POSITION.check("RCPT-21", rng[end_name], end_where)',
+     "position: dict[str, object] = rng[end_name]  # type: ignore[assignment]"),
+    ("RCPT-21 slow end skipped", "ablation/contracts/receipt_evidence.py", 'for end_name in ("start", "end"):', 'for end_name in ("start",):'),
+    ("RCPT-21 slow column skipped", "ablation/contracts/receipt_evidence.py", 'for name, v in (("line", line), ("column", column)):',
+     'for name, v in (("line", line),):'),
+    ("RCPT-21 slow bound dropped", "ablation/contracts/receipt_evidence.py", "if not is_int(v) or v < 0:", "if not is_int(v):"),
+    ("RCPT-21 slow Int dropped", "ablation/contracts/receipt_evidence.py", "if not is_int(v) or v < 0:", "if isinstance(v, int) and v < 0:"),
+    ("RCPT-21 match ranges only", "ablation/contracts/receipt_evidence.py", '    if "range" in identity:',
+     '    if "range" in identity and kind == "match":'),
+    ("RCPT-26 structural_search only", "ablation/contracts/receipt_evidence.py", _RCPT_26_CHECK,
+     _RCPT_26_CHECK.replace("if kind", 'if operation == "structural_search" and kind')),
+    ("RCPT-26 structural_search also reference", "ablation/contracts/receipt_evidence.py", '"structural_search": frozenset({"match"}),',
+     '"structural_search": frozenset({"match", "reference"}),'),
+    ("RCPT-26 ast_query also definition", "ablation/contracts/receipt_evidence.py", '"ast_query": frozenset({"match"}),',
+     '"ast_query": frozenset({"match", "definition"}),'),
+    ("RCPT-26 find_definition also reference", "ablation/contracts/receipt_evidence.py", '"find_definition": frozenset({"definition"}),',
+     '"find_definition": frozenset({"definition", "reference"}),'),
+    ("RCPT-26 find_references also definition", "ablation/contracts/receipt_evidence.py", '"find_references": frozenset({"reference"}),',
+     '"find_references": frozenset({"reference", "definition"}),'),
+    ("RCPT-26 graph_expand also match", "ablation/contracts/receipt_evidence.py", '"graph_expand": frozenset({"graph_node", "graph_edge"}),',
+     '"graph_expand": frozenset({"graph_node", "graph_edge", "match"}),'),
+    ("RCPT-26 graph_expand without graph_edge", "ablation/contracts/receipt_evidence.py", '"graph_expand": frozenset({"graph_node", "graph_edge"}),',
+     '"graph_expand": frozenset({"graph_node"}),'),
+    ("OBS-36 command dropped", "ablation/contracts/raw_evidence.py", 'if canon(transcript["command"]) != canon(obs["command"]):',
+     'if len(transcript["command"]) != len(obs["command"]):'),
+    ("OBS-36 command first element only", "ablation/contracts/raw_evidence.py", 'if canon(transcript["command"]) != canon(obs["command"]):',
+     'if canon(transcript["command"][:1]) != canon(obs["command"][:1]):'),
+    ("OBS-36 commandDigest dropped", "ablation/contracts/raw_evidence.py", 'if not same(transcript["commandDigest"], obs["commandDigest"]):',
+     'if not isinstance(transcript["commandDigest"], str):'),
+    *(
+        (f"OBS-36 {name} dropped", "ablation/contracts/raw_evidence.py", _OBS_36_LOOP,
+         f"    for name in (n for n in _TRANSCRIPT_DIGESTS if n != {name!r}):\n")
+        for name in ("requestSha256", "receiptSha256", "stdoutSha256", "stderrSha256", "processSha256", "stateSha256")
+    ),
+    ("OBS-36 last digest skipped", "ablation/contracts/raw_evidence.py", _OBS_36_LOOP, "    for name in _TRANSCRIPT_DIGESTS[:-1]:\n"),
+]  # fmt: skip
+
 
 def _copy(work: Path) -> None:
     for part in ("ablation", "tests"):
@@ -92,7 +166,8 @@ def _copy(work: Path) -> None:
 
 
 def _pins(work: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_pins_named.py"],
+    pins = ["tests/test_pins_named.py", *sorted(str(p.relative_to(work)) for p in work.glob(MEMBER_PINS))]
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pins],
                           cwd=work, capture_output=True, text=True, check=False)  # fmt: skip
 
 
@@ -100,7 +175,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         _copy(Path(tmp))
         if _pins(Path(tmp)).returncode != 0:
-            print("weakenings: tests/test_pins_named.py fails on an unchanged copy; fix that first", file=sys.stderr)
+            print("weakenings: the pins fail on an unchanged copy; fix that first", file=sys.stderr)
             return 2
     survived = 0
     for name, rel, old, new in W:
