@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from ablation.text import extname, is_meta_scalar, is_safe_path
+from ablation.text import extname, is_meta_scalar, is_nbtext, is_normalized, is_portable, is_safe_path
 from tests import builder
 from tests.rules.members_support import (
     PATHS,
@@ -128,3 +128,53 @@ def test_SL_19_a_summary_of_240_utf16_units_with_U_FFFF() -> None:
     assert rejection(_summary_input(EMOJI + "a" * 239)).startswith(
         "SL-19 at /repositories/0/sourceListArtifact/rawJson -> /items/0/summary: "
     )
+
+
+# ---------------------------------------------------------------- every member of W (SPEC §9.6)
+
+#: SPEC §9.6, written out: the 25 code points of W.
+W_SPEC = (
+    "\t", "\n", "\x0b", "\x0c", "\r", " ", "\xa0", "\u1680",
+    *(chr(c) for c in range(0x2000, 0x200B)),
+    "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff",
+)  # fmt: skip
+#: Characters Python's whitespace tests take for whitespace (or that look like it) but W does not hold.
+NOT_W = ("\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u180e", "\u200b")
+CONTROLS = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85")
+
+
+def test_W_has_25_code_points() -> None:
+    """The list above is SPEC §9.6's: 25 distinct code points."""
+    assert len(set(W_SPEC)) == 25
+
+
+@pytest.mark.parametrize("c", W_SPEC, ids=[f"U+{ord(c):04X}" for c in W_SPEC])
+def test_every_member_of_W(c: str) -> None:
+    """Each member of W: blank for NBText, not Normalized inside a word (but U+0020), not at a SafePath's edge,
+    and it precedes an absolute home path as Portable's (a) says."""
+    assert is_nbtext(c * 3, 10) is False
+    assert is_nbtext(c + "x", 10) is True
+    assert is_normalized(f"a{c}b") is (c == " ")
+    assert is_safe_path(c + "a.js") is False
+    assert is_safe_path("a.js" + c) is False
+    assert is_safe_path(f"a{c}b.js") is (c not in CONTROLS)
+    assert is_portable(f"see{c}/home/alice") is False
+
+
+@pytest.mark.parametrize("c", NOT_W, ids=[f"U+{ord(c):04X}" for c in NOT_W])
+def test_what_W_does_not_hold(c: str) -> None:
+    """U+001C … U+001F, U+0085 (Python's isspace), U+180E and U+200B: not W anywhere W is used."""
+    assert is_nbtext(c, 10) is True
+    assert is_normalized(f"a{c}b") is True
+    assert is_safe_path(c + "a.js") is (c not in CONTROLS)
+    assert is_portable(f"see{c}/home/alice") is True
+
+
+@pytest.mark.parametrize(
+    ("s", "ok"),
+    [("a" * 239 + EMOJI, False), ("a" * 238 + EMOJI, True), ("é" * 238 + EMOJI, True), ("é" * 239 + EMOJI, False)],
+    ids=["239-and-emoji-last", "238-and-emoji-last", "238-e-acute-and-emoji-last", "239-e-acute-and-emoji-last"],
+)
+def test_meta_scalar_counts_the_last_character_too(s: str, ok: bool) -> None:
+    """An astral character at the end counts two UTF-16 units like one anywhere else."""
+    assert is_meta_scalar(s) is ok
