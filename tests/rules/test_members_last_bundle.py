@@ -8,6 +8,8 @@ asserting the whole failure text.
 
 - OBS-3, RCPT-5: "X minus K" covers every member whatever the member order:
   with the digest member written first, the bundle stays valid.
+- RCPT-40, RCPT-41: every limitation is checked and counts for completeness,
+  the last of several included.
 
 Spec: SPEC.md §3.3, §4.8 … §4.12.
 """
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.rules.members_support import OB, bundle, bundle_failure, reseal, validate
+import pytest
+
+from tests.rules.members_support import OB, Obj, bundle, bundle_failure, reseal, validate
 
 
 def _digest_first(obj: dict[str, Any], name: str) -> dict[str, Any]:
@@ -42,3 +46,55 @@ def test_RCPT_5_the_digest_covers_every_member_when_it_is_written_first() -> Non
     validate(reseal(b))
     b["receipt"]["limitations"] = [{"code": "partial", "message": "one file skipped", "affectsCompleteness": False}]
     assert bundle_failure(b).startswith("RCPT-5 at receipt/receiptDigest: expected D(receipt minus receiptDigest) = ")
+
+
+# ---------------------------------------------------------------- RCPT-40, RCPT-41: every limitation, the last included
+
+RCPT_41 = (
+    "RCPT-41 at receipt/summary/complete: expected {complete} (stable, base = observed fingerprint, succeeded, "
+    "not capped, no limitation affecting completeness); found {found}"
+)
+
+
+def _limitation(code: str = "partial_scan", message: str = "one file skipped", affects: object = False) -> Obj:
+    return {"code": code, "message": message, "affectsCompleteness": affects}
+
+
+def _with_limitations(limitations: list[Obj], *, complete: bool = True) -> Obj:
+    b = bundle()
+    b["receipt"]["limitations"] = limitations
+    b["receipt"]["summary"]["complete"] = complete
+    return reseal(b)
+
+
+@pytest.mark.parametrize(
+    ("last", "where", "expected", "found"),
+    [
+        (_limitation(code="Partial"), "code", "a string [a-z] + 0 to 63 of [a-z0-9_]", "'Partial'"),
+        (_limitation(message=""), "message", "a Portable NBText(2000)", "''"),
+        (_limitation(message="see /home/alice/log"), "message", "a Portable NBText(2000)", "'see /home/alice/log'"),
+        (_limitation(affects="no"), "affectsCompleteness", "a boolean", "'no'"),
+        ({"code": "partial_scan", "message": "x"}, "", "an object Closed{code, message, affectsCompleteness}",
+         "no member 'affectsCompleteness'"),
+    ],
+    ids=["code", "message-empty", "message-home", "affects-string", "closed"],
+)  # fmt: skip
+def test_RCPT_40_the_last_of_three_limitations(last: Obj, where: str, expected: str, found: str) -> None:
+    """Two valid limitations, then a bad one: RCPT-40 at limitations/2."""
+    b = _with_limitations([_limitation(), _limitation(code="slow"), last])
+    pointer = "receipt/limitations/2" + (f"/{where}" if where else "")
+    assert bundle_failure(b) == f"RCPT-40 at {pointer}: expected {expected}; found {found}"
+
+
+def test_RCPT_41_the_last_limitation_affects_completeness() -> None:
+    """Only the last of three limitations affects completeness: complete must be false (then SB-13 says no)."""
+    limitations = [_limitation(), _limitation(code="slow"), _limitation(code="truncated", affects=True)]
+    assert bundle_failure(_with_limitations(limitations)) == RCPT_41.format(complete="false", found="true")
+    assert bundle_failure(_with_limitations(limitations, complete=False)) == (
+        "SB-13 at receipt/summary/complete: expected true; found false"
+    )
+
+
+def test_RCPT_41_no_limitation_affects_completeness() -> None:
+    """Three limitations, none affecting completeness: complete is true and the bundle is valid."""
+    validate(_with_limitations([_limitation(), _limitation(code="slow"), _limitation(code="truncated")]))
