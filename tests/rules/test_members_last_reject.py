@@ -13,6 +13,9 @@ member) and asserts the whole SPEC §2.5 line.
   order, is not.
 - PREP-3, STALE-11: "X minus K" covers every member whatever the member order;
   a digest member written first still leaves the last member covered.
+- TOP-6 … TOP-11 (``--errors all``) and SB-0: every strictness violation of
+  the file and of a source-list text is listed, and every bundle holding one
+  fails SB-0, the last of several included.
 
 Spec: SPEC.md §3.3, §4.3 (SL-10), §4.4 (PREP-3, PREP-11, PREP-16), §4.5 (GIT-11), §4.6 (STALE-11).
 """
@@ -25,8 +28,10 @@ from typing import Any
 import pytest
 
 from ablation.canonical import canonical_digest
+from ablation.errors import RejectedInput
+from ablation.experiment import validate_experiment
 from tests import builder
-from tests.rules.members_support import PATHS, accepted, items, minimal, rejection
+from tests.rules.members_support import PATHS, accepted, items, minimal, rejection, rejections
 
 PREP = "/repositories/0/sourceListPreparation"
 B64 = f"{PREP}/trackedPathInventory/stdoutBase64"
@@ -164,3 +169,70 @@ def test_STALE_11_the_digest_covers_every_member_when_it_is_written_first() -> N
     assert rejection(obj).startswith(
         "STALE-11 at /repositories/0/metadataStalenessSample/sampleDigest: expected D(sample minus sampleDigest) = "
     )
+
+
+# ---------------------------------------------------------------- every strictness violation, the last included
+
+
+def _nth_replace(text: str, old: str, new: str, ks: set[int]) -> str:
+    """``text`` with the occurrences number ``ks`` (0-based) of ``old`` replaced by ``new``."""
+    parts = text.split(old)
+    assert len(parts) > max(ks) + 1, (old, ks)
+    return parts[0] + "".join((new if k in ks else old) + part for k, part in enumerate(parts[1:]))
+
+
+def test_errors_all_lists_every_strictness_violation_of_the_file() -> None:
+    """A duplicate member in the first repository and a fraction in the last case: both listed, in text order."""
+    commit = '"commit": "' + "a" * 40 + '",'
+    text = _nth_replace(builder.dumps(minimal()).decode(), commit, commit + commit, {0})
+    text = _nth_replace(text, '"maxItems": 2,', '"maxItems": 2.0,', {9})
+    second = len(text[: text.index(commit) + len(commit)].encode("utf-8"))
+    assert rejections_of(text.encode()) == [
+        "TOP-6 at /repositories/0/commit: expected member names pairwise distinct; found a second member 'commit' "
+        f"at byte {second}",
+        "TOP-8 at /cases/9/maxItems: expected an integer literal (no fraction, no exponent); found 2.0",
+    ]
+
+
+def test_errors_all_lists_every_strictness_violation_of_a_source_list_text() -> None:
+    """A duplicate member in the first and in the last item of the payload text: two TOP-6 lines (SL-4)."""
+    obj = minimal()
+    repo = obj["repositories"][0]
+    member = '"metadataError": null'
+    raw = _nth_replace(repo["sourceListArtifact"]["rawJson"], member, member + ", " + member, {0, 11})
+    repo["sourceListArtifact"]["rawJson"] = raw
+    builder.rehash_input(obj)
+    where = "/repositories/0/sourceListArtifact/rawJson"
+    first, last = raw.index(member) + len(member) + 2, raw.rindex(member)
+    assert rejections(obj) == [
+        f"TOP-6 at {where} -> /items/0/metadataError: expected member names pairwise distinct; "
+        f"found a second member 'metadataError' at character {first}",
+        f"TOP-6 at {where} -> /items/11/metadataError: expected member names pairwise distinct; "
+        f"found a second member 'metadataError' at character {last}",
+    ]
+
+
+def test_SB_0_in_every_bundle_the_last_case_included() -> None:
+    """A duplicate member in the bundles of the first and the last case: each of them fails SB-0, no other."""
+    dup = '"producerWorkflow": "structural-evidence-export-v1",'
+    text = _nth_replace(builder.dumps(minimal()).decode(), dup, dup + dup, {0, 9})
+    failures = [c.structural_failure for c in validate_experiment(text.encode()).cases]
+    assert failures == [
+        _sb0(0),
+        *[None] * 8,
+        _sb0(9),
+    ]
+
+
+def _sb0(c: int) -> str:
+    return (
+        f"structural_evidence_validation_failed:SB-0 TOP-6 at /cases/{c}/structuralEvidence/expectedProvenance/"
+        "producerWorkflow: expected member names pairwise distinct; found a second member 'producerWorkflow'"
+    )
+
+
+def rejections_of(data: bytes) -> list[str]:
+    """Every violation ``--errors all`` reports for the input bytes ``data``."""
+    with pytest.raises(RejectedInput) as info:
+        validate_experiment(data, collect_all=True)
+    return [str(v) for v in info.value.violations]
