@@ -158,6 +158,37 @@ W += [
     ("OBS-36 last digest skipped", "ablation/contracts/raw_evidence.py", _OBS_36_LOOP, "    for name in _TRANSCRIPT_DIGESTS[:-1]:\n"),
 ]  # fmt: skip
 
+#: Issue 25 item 3: what the review pass found no test noticed (a loop that skips its last element or
+#: checks its first only, a dropped operand, a moved bound); pinned by tests/rules/test_members_*.py.
+W += [
+    ("GIT-11 last position skipped", "ablation/contracts/git_index.py", "for k, entry in enumerate(entries):",
+     "for k, entry in enumerate(entries[:-1]):"),
+    ("PREP-11/PREP-16/SL-10 any sequence", "ablation/contracts/base.py", "        isinstance(value, list)\n        and ",
+     "        "),
+    ("OBS-3 last member in document order left out", "ablation/contracts/execution.py",
+     'for name, value in obs.items() if name != "observationDigest"',
+     'for name, value in [*obs.items()][:-1] if name != "observationDigest"'),
+    ("PREP-3 last member in document order left out", "ablation/contracts/preparation.py",
+     'for k, v in obs.items() if k != "observationDigest"', 'for k, v in [*obs.items()][:-1] if k != "observationDigest"'),
+    ("STALE-11 last member in document order left out", "ablation/contracts/staleness.py",
+     'for k, v in sample.items() if k != "sampleDigest"', 'for k, v in [*sample.items()][:-1] if k != "sampleDigest"'),
+    ("RCPT-40 first limitation only", "ablation/contracts/sci_receipt.py", "for k, item in enumerate(value):",
+     "for k, item in enumerate(value[:1]):"),
+    ("TOP errors-all first file violation only", "ablation/experiment.py",
+     "    for v in parsed.violations:\n        if _in_bundle(v) is None:",
+     "    for v in parsed.violations[:1]:\n        if _in_bundle(v) is None:"),
+    ("SB-0 first bundle violation only", "ablation/experiment.py",
+     "    for v in parsed.violations:\n        c = _in_bundle(v)", "    for v in parsed.violations[:1]:\n        c = _in_bundle(v)"),
+    ("SL-4 errors-all first violation only", "ablation/contracts/source_list.py", "    for v in parsed.violations:",
+     "    for v in parsed.violations[:1]:"),
+    ("SafePath 1025 code points pass", "ablation/text.py", "if len(s) > 1024 and", "if len(s) > 1025 and"),
+    ("extname last segment '..' after '/'", "ablation/text.py", ' or path.endswith("/..")', ""),
+    ("MetaScalar U+FFFF counted twice", "ablation/text.py", 'if ch > "\\uffff"', 'if ch >= "\\uffff"'),
+    ("MetaScalar last character not counted", "ablation/text.py", 'sum(1 for ch in s if ch', 'sum(1 for ch in s[:-1] if ch'),
+    ("W without U+200A", "ablation/text.py", "range(0x2000, 0x200B)", "range(0x2000, 0x200A)"),
+    ("GZ-1 FHCRC from byte 0", "ablation/pipeline.py", "zlib.crc32(view[start:pos])", "zlib.crc32(view[0:pos])"),
+]  # fmt: skip
+
 
 def _copy(work: Path) -> None:
     for part in ("ablation", "tests"):
