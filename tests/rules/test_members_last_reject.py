@@ -236,3 +236,30 @@ def rejections_of(data: bytes) -> list[str]:
     with pytest.raises(RejectedInput) as info:
         validate_experiment(data, collect_all=True)
     return [str(v) for v in info.value.violations]
+
+
+# ---------------------------------------------------------------- CASE-1, REPO-1: an array, not any non-empty value
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [({"0": {}}, "an object with 1 member"), ("cases", "'cases'"), (1, "1"), (True, "true"), (None, "null")],
+    ids=["object", "string", "number", "true", "null"],
+)
+def test_CASE_1_cases_is_an_array(value: object, shown: str) -> None:
+    """A non-empty value that is not an array (an object, a string, a number) fails CASE-1 itself."""
+    obj = minimal()
+    obj["cases"] = value
+    assert rejection(obj) == f"CASE-1 at /cases: expected an array with at least one case; found {shown}"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [({"0": {}}, "an object with 1 member"), ("repo", "'repo'"), (1, "1"), ([], "an array of 0 elements")],
+    ids=["object", "string", "number", "empty"],
+)
+def test_REPO_1_repositories_is_a_non_empty_array(value: object, shown: str) -> None:
+    """The same for /repositories (REPO-1)."""
+    obj = minimal()
+    obj["repositories"] = value
+    assert rejection(obj) == (f"REPO-1 at /repositories: expected an array with at least one repository; found {shown}")
