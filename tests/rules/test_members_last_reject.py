@@ -263,3 +263,42 @@ def test_REPO_1_repositories_is_a_non_empty_array(value: object, shown: str) -> 
     obj = minimal()
     obj["repositories"] = value
     assert rejection(obj) == (f"REPO-1 at /repositories: expected an array with at least one repository; found {shown}")
+
+
+# ---------------------------------------------------------------- PREP-12, PREP-17: D(command) whatever the command is
+
+
+def _object_command(obj: dict[str, Any], *, inventory: bool, digest_of_it: bool) -> dict[str, Any]:
+    prep = obj["repositories"][0]["sourceListPreparation"]
+    target = prep["trackedPathInventory"] if inventory else prep
+    target["command"] = dict.fromkeys(target["command"], 0)
+    target["commandDigest"] = canonical_digest(target["command"] if digest_of_it else [])
+    return _reseal_prep(obj)
+
+
+def test_PREP_12_holds_for_a_command_that_is_not_an_array_when_the_digest_is_its_own() -> None:
+    """``--errors all``: an object as the argv fails PREP-11 only; its commandDigest is D(command), so PREP-12 holds."""
+    lines = rejections(_object_command(minimal(), inventory=False, digest_of_it=True))
+    assert [line.split(" at ")[0] for line in lines] == ["PREP-11"]
+
+
+def test_PREP_12_fails_for_a_command_that_is_not_an_array_with_another_digest() -> None:
+    """The same object with commandDigest D([]): PREP-11 and PREP-12."""
+    lines = rejections(_object_command(minimal(), inventory=False, digest_of_it=False))
+    assert lines[1] == f"PREP-12 at {PREP}/commandDigest: expected D(command); found {canonical_digest([])!r}"
+    assert [line.split(" at ")[0] for line in lines] == ["PREP-11", "PREP-12"]
+
+
+def test_PREP_17_holds_for_a_git_command_that_is_not_an_array_when_the_digest_is_its_own() -> None:
+    """The same for the git argv: PREP-16 only, then the git evidence checks go on (nothing else fails)."""
+    lines = rejections(_object_command(minimal(), inventory=True, digest_of_it=True))
+    assert [line.split(" at ")[0] for line in lines] == ["PREP-16"]
+
+
+def test_PREP_17_fails_for_a_git_command_that_is_not_an_array_with_another_digest() -> None:
+    """The git argv as an object with commandDigest D([]): PREP-16 and PREP-17."""
+    lines = rejections(_object_command(minimal(), inventory=True, digest_of_it=False))
+    assert lines[1] == (
+        f"PREP-17 at {PREP}/trackedPathInventory/commandDigest: expected D(command); found {canonical_digest([])!r}"
+    )
+    assert [line.split(" at ")[0] for line in lines] == ["PREP-16", "PREP-17"]
