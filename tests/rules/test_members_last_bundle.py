@@ -10,6 +10,9 @@ asserting the whole failure text.
   with the digest member written first, the bundle stays valid.
 - RCPT-40, RCPT-41: every limitation is checked and counts for completeness,
   the last of several included.
+- REQ-6, REQ-11, RCPT-14, RCPT-23: an array or object where one of a fixed
+  set of names belongs gets the rule's message; the type test before the
+  set lookup is what keeps it from raising TypeError (unhashable).
 
 Spec: SPEC.md §3.3, §4.8 … §4.12.
 """
@@ -20,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.rules.members_support import OB, Obj, bundle, bundle_failure, reseal, validate
+from tests.rules.members_support import OB, Obj, bundle, bundle_failure, entry, put, reseal, validate, with_evidence
 
 
 def _digest_first(obj: dict[str, Any], name: str) -> dict[str, Any]:
@@ -98,3 +101,38 @@ def test_RCPT_41_the_last_limitation_affects_completeness() -> None:
 def test_RCPT_41_no_limitation_affects_completeness() -> None:
     """Three limitations, none affecting completeness: complete is true and the bundle is valid."""
     validate(_with_limitations([_limitation(), _limitation(code="slow"), _limitation(code="truncated")]))
+
+
+# ---------------------------------------------------------------- a value of any JSON type is a message, never a crash
+
+OPS = "'structural_search', 'find_definition', 'find_references', 'graph_expand', 'ast_query'"
+
+
+@pytest.mark.parametrize(("value", "shown"), [([], "an array of 0 elements"), ({"a": 1}, "an object with 1 member")])
+@pytest.mark.parametrize(
+    ("pointer", "rule", "expected"),
+    [
+        ("expectedRequest/seeds/2/kind", "REQ-6", "one of 'path', 'symbol', 'text'"),
+        ("expectedRequest/operations/0", "REQ-11", f"one of {OPS}"),
+        ("receipt/backend/outcome/status", "RCPT-14", "one of 'succeeded', 'failed', 'timed_out', 'unavailable'"),
+    ],
+    ids=["REQ-6-seed-kind", "REQ-11-operation", "RCPT-14-status"],
+)
+def test_a_container_where_a_name_is_expected(
+    pointer: str, rule: str, expected: str, value: object, shown: str
+) -> None:
+    """An array or object where one of a fixed set of names belongs: the rule's message (a set lookup would raise)."""
+    b = bundle()
+    put(b, pointer, value)
+    assert bundle_failure(reseal(b)) == f"{rule} at {pointer}: expected {expected}; found {shown}"
+
+
+@pytest.mark.parametrize(("value", "shown"), [([], "an array of 0 elements"), ({"a": 1}, "an object with 1 member")])
+def test_RCPT_23_a_container_as_edge_type(value: object, shown: str) -> None:
+    """A graph_edge whose edgeType is an array or an object: RCPT-23 at edgeType (RCPT-23 comes before RCPT-25)."""
+    e = entry("graph_edge", "graph_expand")
+    e["identity"]["edgeType"] = value
+    assert bundle_failure(with_evidence([e])) == (
+        "RCPT-23 at receipt/evidence/0/identity/edgeType: expected one of 'import', 'export', 'caller', 'callee', "
+        f"'semantic'; found {shown}"
+    )
