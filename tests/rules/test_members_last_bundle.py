@@ -98,6 +98,17 @@ def test_RCPT_41_the_last_limitation_affects_completeness() -> None:
     )
 
 
+@pytest.mark.parametrize("k", [0, 1], ids=["first", "middle"])
+def test_RCPT_41_an_earlier_limitation_affects_completeness(k: int) -> None:
+    """Only the first (or middle) of three limitations affects completeness: the later ones do not undo it."""
+    limitations = [_limitation(), _limitation(code="slow"), _limitation(code="truncated")]
+    limitations[k]["affectsCompleteness"] = True
+    assert bundle_failure(_with_limitations(limitations)) == RCPT_41.format(complete="false", found="true")
+    assert bundle_failure(_with_limitations(limitations, complete=False)) == (
+        "SB-13 at receipt/summary/complete: expected true; found false"
+    )
+
+
 def test_RCPT_41_no_limitation_affects_completeness() -> None:
     """Three limitations, none affecting completeness: complete is true and the bundle is valid."""
     validate(_with_limitations([_limitation(), _limitation(code="slow"), _limitation(code="truncated")]))
