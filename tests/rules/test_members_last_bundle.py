@@ -147,3 +147,21 @@ def test_RCPT_23_a_container_as_edge_type(value: object, shown: str) -> None:
         "RCPT-23 at receipt/evidence/0/identity/edgeType: expected one of 'import', 'export', 'caller', 'callee', "
         f"'semantic'; found {shown}"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ({"structural_search": 0}, "an object with 1 member"),
+        ("find", "'find'"),
+        ("structural_search", "'structural_search'"),
+    ],
+    ids=["object-named-like-the-operation", "short-string", "the-operation-as-a-string"],
+)
+def test_REQ_11_operations_is_an_array(value: object, shown: str) -> None:
+    """An object whose one member is named like the operation, or a string: REQ-11 on ``operations`` itself."""
+    b = bundle()
+    put(b, "expectedRequest/operations", value)
+    assert bundle_failure(reseal(b)) == (
+        f"REQ-11 at expectedRequest/operations: expected an array of 1 to 16 operations; found {shown}"
+    )
