@@ -1,8 +1,8 @@
 # The sealed ablation image (PRODUCT.md "Sealed environment"), built by
-# tools/image.sh with buildah (README.md "Container image"):
+# tools/image.sh with buildah (docs/explanation/image.md):
 #
 #   make base-image   # mmdebstrap minbase bookworm + python3, python3-venv -> build/base/, ablation-base:bookworm
-#   make image        # stages build/image-context/ (wheelhouse, ablation wheel, lock, seal.py), then
+#   make image        # stages build/image-context/ (wheelhouse, ablation wheel, lock, seal.py, source-tree), then
 #                     # buildah bud --timestamp $SOURCE_DATE_EPOCH, loaded into Docker with the same ID
 #   docker run --rm --network none --read-only <image id> identity
 #
@@ -31,7 +31,9 @@ ARG SOURCE
 #    venv from Debian's bundled pip wheel), hash-checked, from the mounted
 #    wheelhouse only; no .pth file may remain.
 # 2. bytecode: unchecked hash-based .pyc (no source mtime in them), then the seal
-#    (lock copy, ablation's bytecode, closure manifest: tools/seal.py).
+#    (lock copy, ablation's bytecode, closure manifest: tools/seal.py), whose source
+#    revision compares the installed package with the commit the host listed in
+#    source-tree (the image has no git; an empty file records null).
 # 3. an unprivileged user; useradd dates its shadow entry from SOURCE_DATE_EPOCH.
 RUN --mount=type=bind,target=/mnt \
     set -eu; \
@@ -49,7 +51,8 @@ RUN --mount=type=bind,target=/mnt \
     if find /opt/ablation -name '*.pth' | grep -q .; then \
         echo "image: .pth files in /opt/ablation: $(find /opt/ablation -name '*.pth')" >&2; exit 1; fi; \
     /opt/ablation/bin/python -I -m compileall -q -j 1 --invalidation-mode unchecked-hash "$site" >/dev/null; \
-    /opt/ablation/bin/python -I -B /mnt/seal.py --lock /mnt/requirements.lock; \
+    /opt/ablation/bin/python -I -B /mnt/seal.py --lock /mnt/requirements.lock --environment container \
+        --source-tree /mnt/source-tree; \
     groupadd --gid 10001 ablation; \
     useradd --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
         --shell /usr/sbin/nologin ablation
@@ -57,7 +60,6 @@ RUN --mount=type=bind,target=/mnt \
 ENV PATH=/opt/ablation/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 \
     PYTHONDONTWRITEBYTECODE=1 \
-    ABLATION_ENVIRONMENT=container \
     ABLATION_BASE_IMAGE="${BASE_IMAGE} ${BASE_IMAGE_ID}"
 
 LABEL org.opencontainers.image.title="ablation" \

@@ -12,7 +12,9 @@ Pipeline (one module per concept): :mod:`ablation.strictjson` (bytes → values)
 :mod:`ablation.results_file`, :mod:`ablation.bundle` (the evidence bundle), :mod:`ablation.notes`.
 """
 
-__all__ = ["PACKAGE_NAME", "__version__"]
+__all__ = ["PACKAGE_NAME"]
 
 PACKAGE_NAME = "ablation"
-__version__ = "0.1.0"
+"""The distribution's and the package's name. ablation has no version number: a sealed build is named by
+the git commit it was built from (``ablation --version``, the identity's ``package.sourceRevision``;
+docs/decisions/0017-source-revision.md)."""

@@ -1,5 +1,21 @@
-"""``python -m ablation``: the same command line as the ``ablation`` script."""
+"""``python -m ablation``: the same command line as the ``ablation`` script.
 
-from ablation.cli import main
+In a sealed environment (the package holds its closure manifest) this is stage 1
+of the sealed start (:mod:`ablation.closure.boot`): it refuses or starts the
+environment's console script again with the environment it defines; nothing of
+the evaluator runs in this process. A development checkout runs in place.
+"""
+
+import os
+import sys
+
+from ablation.closure import boot
+
+_SITE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(boot.__file__))))
+
+if os.path.isfile(os.path.join(_SITE, "ablation", "CLOSURE.json")):
+    raise SystemExit(boot.start(sys.prefix, _SITE, None, "module"))
+
+from ablation.cli import main  # noqa: E402 - only for an unsealed checkout
 
 raise SystemExit(main())

@@ -79,14 +79,40 @@ def _load(args: argparse.Namespace) -> LoadedInput:
     return loaded
 
 
+def _spend_attempt(args: argparse.Namespace) -> None:
+    """``run --attempt-record``: create the marker before the input is hashed or read (PREPARE.md §7).
+
+    The hash arguments are checked first, so a typo spends nothing; the
+    identity is measured once the evaluation modules are loaded, and the
+    results file records the same one.
+    """
+    from ablation.attempt import attempt_record, spend_attempt  # noqa: PLC0415
+    from ablation.errors import UsageError  # noqa: PLC0415
+    from ablation.pipeline import hash_arguments  # noqa: PLC0415
+
+    pinned, _ = hash_arguments(args.input, args.input_sha256, args.input_gzip_sha256)
+    if pinned is None:  # ablation.arguments refuses this already
+        msg = "--attempt-record requires --input-sha256"
+        raise UsageError(msg)
+    record = attempt_record(
+        input_sha256=pinned,
+        pre_run_manifest_sha256=args.pre_run_manifest_sha256,
+        output=args.output,
+        identity_digest=str(_identity()["identityDigest"]),
+    )
+    _warn(spend_attempt(args.attempt_record, record, output=args.output))
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.canonical import sha256_hex  # noqa: PLC0415
     from ablation.output import refuse_existing, render_output, write_exclusive  # noqa: PLC0415
 
-    refuse_existing(args.output)  # before the input is read
+    refuse_existing(args.output)  # before the input is read; a refused output spends no attempt
     from ablation.pipeline import evaluate, output_members  # noqa: PLC0415
 
+    if args.attempt_record is not None:
+        _spend_attempt(args)
     loaded = _load(args)
     _progress(f"validating and evaluating {len(loaded.data)} bytes (sha256 {loaded.sha256})")
     evaluation = evaluate(loaded.data, collect_all=args.errors == "all")
@@ -250,7 +276,7 @@ def _cmd_archive(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.writer import create_bundle  # noqa: PLC0415
 
-    digest, warning = create_bundle(
+    digest, warning, signed_by = create_bundle(
         input_path=args.input,
         results_path=args.results,
         bundle_path=args.bundle,
@@ -258,6 +284,12 @@ def _cmd_archive(args: argparse.Namespace) -> int:
         sign_key_path=args.sign_key,
     )
     _warn(warning)
+    if signed_by is not None:  # on stderr: stdout stays the one "<sha256>  <bundle>" line sha256sum reads
+        print(
+            f"ablation: signed SHA256SUMS with Ed25519; the public key's fingerprint is {signed_by} "
+            "(reviewers check the signature with --public-key and --expect-key)",
+            file=sys.stderr,
+        )
     print(f"{digest}  {args.bundle}")
     return 0
 
@@ -266,8 +298,10 @@ def _cmd_verify_archive(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.verifier import verify_bundle  # noqa: PLC0415
 
-    report = verify_bundle(args.bundle, public_key_path=args.public_key)
+    report = verify_bundle(args.bundle, public_key_path=args.public_key, expect_key=args.expect_key)
     print(report.render())
+    for warning in report.warnings():
+        print(f"ablation: warning: {warning}", file=sys.stderr)
     return 0
 
 
@@ -275,9 +309,14 @@ def _cmd_keygen(args: argparse.Namespace) -> int:
     _require_closure()
     from ablation.bundle.keys import keygen  # noqa: PLC0415
 
-    for warning in keygen(args.private_key, args.public_key):
+    key_fingerprint, warnings = keygen(args.private_key, args.public_key)
+    for warning in warnings:
         _warn(warning)
     print(f"wrote {args.private_key} and {args.public_key}")
+    print(
+        f"public key fingerprint {key_fingerprint} (SHA-256 of its DER SubjectPublicKeyInfo; "
+        "publish it where reviewers can trust it: they pass it to --expect-key)"
+    )
     return 0
 
 
@@ -290,6 +329,7 @@ def _cmd_notes(args: argparse.Namespace) -> int:
         bundle_path=args.bundle,
         image_digest=args.image_digest,
         public_key_path=args.public_key,
+        expect_key=args.expect_key,
         warn=_warn,
     )
     sys.stdout.write(text)

@@ -31,75 +31,89 @@ from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 
-from ablation import PACKAGE_NAME, __version__
+from ablation import PACKAGE_NAME
 from ablation.canonical import canonical_digest
 from ablation.closure import LAYERS
 from ablation.closure.check import PACKAGE_DIR, closure_state, package_files, sealed_manifest
 from ablation.closure.layout import current_layout, loaded_files, mapped_executables, read_maps, sha256_file
 from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
-from ablation.errors import UsageError
+from ablation.closure.problem import REMEDY
+from ablation.errors import IntegrityError, UsageError
 
-__all__ = ["environment_kind", "evaluator_identity", "measure"]
+__all__ = ["environment_kind", "evaluator_identity", "measure", "source_revision", "version_text"]
 
 _NIX_STORE = "/nix/store/"
 
 
 def environment_kind(
     *,
-    environ: Mapping[str, str] | None = None,
+    sealed: str | None = None,
     prefix: str | None = None,
     base_prefix: str | None = None,
 ) -> dict[str, str | None]:
-    """The ``environment`` member: how this interpreter was provided.
+    """The ``environment`` member: how this interpreter was provided, measured, never read from a variable.
 
-    ``container`` when ``ABLATION_ENVIRONMENT=container`` (the Dockerfile sets
-    it); ``nix`` when ``sys.prefix`` is below ``/nix/store`` (``nixStorePath``
-    is that store path); ``venv`` when ``sys.prefix != sys.base_prefix``;
-    otherwise ``other``.
+    Sealed (``sealed`` is the kind the closure manifest records, which the
+    run-time check holds against the process's own folder): that kind —
+    ``container`` for the image, whose build seals it so. Unsealed: ``nix`` when
+    ``sys.prefix`` is below ``/nix/store``, ``venv`` when ``sys.prefix !=
+    sys.base_prefix``, otherwise ``other``. ``nixStorePath`` is the store path
+    of a ``nix`` prefix. ``ABLATION_ENVIRONMENT`` is never read here; the check
+    refuses a value that contradicts the sealed kind.
 
-    >>> environment_kind(environ={}, prefix="/nix/store/abc-python3-3.11.9/x", base_prefix="/p")
+    >>> environment_kind(prefix="/nix/store/abc-python3-3.11.9/x", base_prefix="/p")
     {'kind': 'nix', 'nixStorePath': '/nix/store/abc-python3-3.11.9'}
-    >>> environment_kind(environ={}, prefix="/w/.venv", base_prefix="/usr")
+    >>> environment_kind(prefix="/w/.venv", base_prefix="/usr")
     {'kind': 'venv', 'nixStorePath': None}
+    >>> environment_kind(sealed="container", prefix="/opt/ablation", base_prefix="/opt/ablation")
+    {'kind': 'container', 'nixStorePath': None}
     """
-    environ = os.environ if environ is None else environ
     prefix = sys.prefix if prefix is None else prefix
     base_prefix = sys.base_prefix if base_prefix is None else base_prefix
-    if environ.get("ABLATION_ENVIRONMENT") == "container":
-        return {"kind": "container", "nixStorePath": None}
-    if prefix.startswith(_NIX_STORE):
-        store_item = prefix[len(_NIX_STORE) :].split("/", 1)[0]
-        return {"kind": "nix", "nixStorePath": _NIX_STORE + store_item}
-    if prefix != base_prefix:
-        return {"kind": "venv", "nixStorePath": None}
-    return {"kind": "other", "nixStorePath": None}
+    if sealed is None:
+        if prefix.startswith(_NIX_STORE):
+            sealed = "nix"
+        else:
+            sealed = "venv" if prefix != base_prefix else "other"
+    store_path = None
+    if sealed == "nix" and prefix.startswith(_NIX_STORE):
+        store_path = _NIX_STORE + prefix[len(_NIX_STORE) :].split("/", 1)[0]
+    return {"kind": sealed, "nixStorePath": store_path}
 
 
-def _executable() -> str:
-    """The binary the kernel started (``/proc/self/exe``), whatever ``argv[0]`` said."""
+def _executable(*, sealed: bool) -> str:
+    """The binary the kernel started (``/proc/self/exe``), whatever ``argv[0]`` said.
+
+    Raises:
+        IntegrityError: sealed, and ``/proc/self/exe`` cannot be read (exit 3; never ``sys.executable``).
+    """
     exe = "/proc/self/exe"
-    return exe if os.path.exists(exe) else os.path.realpath(sys.executable)
+    if os.path.exists(exe):
+        return exe
+    if sealed:
+        raise IntegrityError("closure: /proc/self/exe cannot be read; " + REMEDY["system"])
+    return os.path.realpath(sys.executable)
 
 
-def _interpreter() -> dict[str, object]:
+def _interpreter(*, sealed: bool) -> dict[str, object]:
     """Implementation, version, SHA-256 of the running binary, and whether it runs isolated (``-I``)."""
     return {
         "implementation": sys.implementation.name,
         "version": platform.python_version(),
-        "executableSha256": sha256_file(_executable()),
+        "executableSha256": sha256_file(_executable(sealed=sealed)),
         "isolated": bool(sys.flags.isolated),
     }
 
 
-def _package_member(package_dir: Path, *, sealed: bool) -> dict[str, object]:
-    """``package``: name, version, and the digest of ``[[path, sha256], …]`` of the package folder."""
+def _package_member(package_dir: Path, *, sealed: bool, revision: str | None) -> dict[str, object]:
+    """``package``: name, source revision, and the digest of ``[[path, sha256], …]`` of the package folder."""
     files = [
         [path, sha]
         for path, kind, sha in package_files(package_dir, sealed=sealed)
         if sha is not None and (kind == "file" or not sealed)
     ]
     digest = canonical_digest(files)
-    return {"name": PACKAGE_NAME, "version": __version__, "filesDigest": digest, "fileCount": len(files)}
+    return {"name": PACKAGE_NAME, "sourceRevision": revision, "filesDigest": digest, "fileCount": len(files)}
 
 
 def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:
@@ -166,11 +180,12 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
 
     Args:
         package_dir: the installed package folder (default: the one running).
-        environ: the environment variables (default ``os.environ``).
+        environ: unused (the environment's kind is measured, never read from a variable).
 
     Raises:
         IntegrityError: a sealed package whose manifest cannot be used (exit 3).
     """
+    del environ
     package_dir = package_dir or PACKAGE_DIR
     sealed = closure_state(package_dir) == "sealed"
     if sealed:
@@ -181,16 +196,20 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
             "layers": manifest.layer_summary(),
         }
         versions: Mapping[str, str] | None = dict(manifest.distributions)
+        environment = environment_kind(sealed=manifest.environment)
+        revision = manifest.source_revision
     else:
         closure = {"state": "unsealed", "manifestDigest": None, "layers": _loaded_layers(package_dir)}
         versions = None
+        environment = environment_kind()
+        revision = None
     return {
-        "package": _package_member(package_dir, sealed=sealed),
+        "package": _package_member(package_dir, sealed=sealed, revision=revision),
         "closure": closure,
         "lock": _lock_member(_lock_path(package_dir, sealed=sealed), versions),
-        "interpreter": _interpreter(),
+        "interpreter": _interpreter(sealed=sealed),
         "platform": {"system": platform.system(), "machine": platform.machine()},
-        "environment": environment_kind(environ=environ),
+        "environment": environment,
     }
 
 
@@ -233,3 +252,36 @@ def evaluator_identity() -> dict[str, object]:
         (SPEC §3) of ``measured`` only.
     """
     return copy.deepcopy(_cached_identity())
+
+
+def source_revision(package_dir: Path | None = None) -> str | None:
+    """The source revision sealing recorded (``package.sourceRevision``); ``None`` when unknown or unsealed.
+
+    Raises:
+        IntegrityError: a sealed package whose manifest cannot be used (exit 3).
+    """
+    package_dir = package_dir or PACKAGE_DIR
+    if closure_state(package_dir) != "sealed":
+        return None
+    return sealed_manifest(package_dir).source_revision
+
+
+def version_text(program: str, package_dir: Path | None = None) -> str:
+    """What ``--version`` prints: the program and the source revision it was built from.
+
+    ``<program> <commit>``, ``<program> <commit>-dirty`` (the package files differ
+    from that commit's), or a parenthesis saying why there is no revision: sealed
+    without a git checkout, or an unsealed development checkout, whose files are
+    whatever is on disk. ablation has no release version number
+    (docs/decisions/0017-source-revision.md).
+    """
+    package_dir = package_dir or PACKAGE_DIR
+    if closure_state(package_dir) != "sealed":
+        return f"{program} (unsealed: a development checkout; no source revision)"
+    try:
+        revision = sealed_manifest(package_dir).source_revision
+    except IntegrityError as error:
+        return f"{program} (source revision unreadable: {error})"
+    if revision is None:
+        return f"{program} (source revision unknown: sealed without a git checkout)"
+    return f"{program} {revision}"

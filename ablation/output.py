@@ -14,7 +14,9 @@ from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
 from ablation.closure import check as closure_check
-from ablation.errors import RESOURCE_ERRNOS, AblationError, OutputRefused, ResourcesExhausted, UsageError
+from ablation.errors import RESOURCE_ERRNOS, AblationError, OutputRefused, ResourcesExhausted
+from ablation.files import read_regular
+from ablation.interrupts import deferred
 
 __all__ = ["dumps", "read_file", "refuse_existing", "render_output", "write_exclusive"]
 
@@ -103,17 +105,14 @@ def refuse_existing(path: str | os.PathLike[str]) -> None:
 
 
 def read_file(path: str | os.PathLike[str], what: str) -> bytes:
-    """Read a whole file named on the command line.
+    """Read a whole file named on the command line (:func:`ablation.files.read_regular`).
 
     Raises:
-        UsageError: (exit 2) naming ``what`` and the path when it cannot be read.
+        UsageError: (exit 2) naming ``what`` and the path when it cannot be read
+            or is not a regular file (a FIFO is refused without waiting for a writer).
         ResourcesExhausted: (exit 6) no file descriptor or kernel memory to read it.
     """
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        msg = f"cannot read {what} {os.fspath(path)!r}: {exc.strerror or exc}"
-        raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
+    return read_regular(path, what)
 
 
 _MAX_NAME_BYTES = 255
@@ -170,6 +169,31 @@ def _write_and_link(
         raise _refused(path, exc) from None
 
 
+def _publish(target: Path, folder: str, data: bytes, mode: int, path: str | os.PathLike[str]) -> list[str]:
+    """Write the temporary, link it to ``target``, remove it and fsync ``folder``; what could not be confirmed."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=_temporary_prefix(target.name), dir=folder)
+    except OSError as exc:
+        raise _refused(path, exc) from None
+    temporary = Path(name)
+    try:
+        _write_and_link(fd, temporary, target, data, mode, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    problems = []
+    try:
+        temporary.unlink()
+    except OSError as exc:
+        problems.append(f"could not remove the temporary {temporary.name!r} ({exc.strerror or exc})")
+    try:
+        _sync_folder(folder)
+    except OSError as exc:
+        problems.append(f"could not fsync its folder {folder!r} ({exc.strerror or exc})")
+    return problems
+
+
 def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o644) -> str | None:
     """Write ``data`` to a new file at ``path``: complete or absent, never overwritten.
 
@@ -177,8 +201,10 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
     (:func:`tempfile.mkstemp`, so a stale temporary of a killed run, even one
     with the same PID in another container, never blocks), fsyncs it,
     hard-links it to ``path`` (``os.link`` fails if ``path`` appeared
-    meanwhile) and unlinks the temporary. A SIGKILL can leave only the
-    temporary behind. ``mode`` is the new file's permission bits before the
+    meanwhile) and unlinks the temporary. SIGINT and SIGTERM are held from
+    the temporary's creation until its removal and the folder's fsync
+    (:func:`ablation.interrupts.deferred`), so they never leave it behind;
+    a SIGKILL can leave only the temporary behind. ``mode`` is the new file's permission bits before the
     umask (0600 for a private key).
 
     Once the link succeeded the output is complete: a failure to fsync the
@@ -207,26 +233,8 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
     target = Path(path)
     refuse_existing(target)
     folder = str(target.parent) or "."
-    try:
-        fd, name = tempfile.mkstemp(prefix=_temporary_prefix(target.name), dir=folder)
-    except OSError as exc:
-        raise _refused(path, exc) from None
-    temporary = Path(name)
-    try:
-        _write_and_link(fd, temporary, target, data, mode, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise
-    problems = []
-    try:
-        temporary.unlink()
-    except OSError as exc:
-        problems.append(f"could not remove the temporary {temporary.name!r} ({exc.strerror or exc})")
-    try:
-        _sync_folder(folder)
-    except OSError as exc:
-        problems.append(f"could not fsync its folder {folder!r} ({exc.strerror or exc})")
+    with deferred():  # a SIGINT or SIGTERM waits until the temporary is gone (ablation.interrupts)
+        problems = _publish(target, folder, data, mode, path)
     if not problems:
         return None
     return f"output {os.fspath(path)!r} is complete, but its durability was not confirmed: " + "; ".join(problems)

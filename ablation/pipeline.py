@@ -9,16 +9,16 @@ from __future__ import annotations
 import os
 import re
 import stat
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 from ablation.canonical import sha256_hex
 from ablation.errors import RESOURCE_ERRNOS, InputRejected, IntegrityError, ResourcesExhausted, UsageError
 from ablation.experiment import ValidatedExperiment, validate_experiment
+from ablation.files import open_regular
 from ablation.gates import assess_gates
+from ablation.gzipfile import gunzip_members
 from ablation.result import CaseOutcome, build_result, evaluate_cases
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "evaluate",
     "evaluate_experiment",
     "gunzip_members",
+    "hash_arguments",
     "load_input",
     "output_members",
 ]
@@ -65,10 +66,25 @@ def _hex_argument(value: str | None, option: str) -> str | None:
     return value.lower()
 
 
-_CHUNK = 1 << 20  # bytes read or decompressed per step once the data's own size is known
-_GZIP_FIELD_MAX = 1024  # bound of a zero-terminated FNAME or FCOMMENT, terminator included
-_FTEXT, _FHCRC, _FEXTRA, _FNAME, _FCOMMENT = 0x01, 0x02, 0x04, 0x08, 0x10
-_FRESERVED = 0xE0
+def hash_arguments(path: str, input_sha256: str | None, input_gzip_sha256: str | None) -> tuple[str | None, str | None]:
+    """``--input-sha256`` and ``--input-gzip-sha256`` as bare lowercase hex, checked before anything is read.
+
+    ``run --attempt-record`` checks them before it spends the attempt, so a
+    typo never costs the one run (PREPARE.md §7).
+
+    Raises:
+        UsageError: a value that is not 64 hexadecimal digits, or a gzip hash
+            for an input whose name does not end in ``.gz`` (exit 2).
+    """
+    want = _hex_argument(input_sha256, "--input-sha256")
+    want_gzip = _hex_argument(input_gzip_sha256, "--input-gzip-sha256")
+    if want_gzip is not None and not path.endswith(".gz"):
+        msg = "--input-gzip-sha256 applies only to a .gz input"
+        raise UsageError(msg)
+    return want, want_gzip
+
+
+_CHUNK = 1 << 20  # bytes read per step once the data's own size is known
 
 
 def _read_bounded(handle: BinaryIO, limit: int) -> bytes | None:
@@ -100,116 +116,6 @@ def _read_bounded(handle: BinaryIO, limit: int) -> bytes | None:
     return None
 
 
-def _hex(data: bytes | memoryview) -> str:
-    return " ".join(f"{b:02x}" for b in data)
-
-
-def _gzip_reject(where: int, expected: str, found: str) -> InputRejected:
-    return InputRejected("GZ-1", f"byte {where}", expected, found)
-
-
-def _gzip_header(view: memoryview, start: int) -> int:
-    """Check one RFC 1952 member header at ``start``; return the offset of its deflate data.
-
-    Required: ID1 ID2 = 1f 8b, CM = 8, reserved FLG bits 5-7 zero; optional
-    FEXTRA (its 16-bit length bounds it), FNAME and FCOMMENT (zero-terminated,
-    at most 1024 bytes each), FHCRC (the low 16 bits of the CRC-32 of the
-    header bytes before it, verified). Raises InputRejected (GZ-1).
-    """
-    end = len(view)
-    if end - start < 10:
-        found = f"only {end - start} bytes ({_hex(view[start:end])})" if end > start else "the end of the file"
-        raise _gzip_reject(start, "a 10-byte gzip member header", found)
-    if view[start : start + 2] != b"\x1f\x8b":  # type: ignore[comparison-overlap]  # memoryview == bytes by content
-        raise _gzip_reject(start, "a gzip member starting 1f 8b", _hex(view[start : start + 2]))
-    if view[start + 2] != 8:
-        raise _gzip_reject(start + 2, "compression method 8 (deflate)", str(view[start + 2]))
-    flags = view[start + 3]
-    if flags & _FRESERVED:
-        raise _gzip_reject(start + 3, "reserved flag bits 5-7 zero (RFC 1952)", f"flags 0x{flags:02x}")
-    pos = start + 10
-    if flags & _FEXTRA:
-        if end - pos < 2:
-            raise _gzip_reject(pos, "the 2-byte FEXTRA length", "the end of the file")
-        pos += 2 + int.from_bytes(view[pos : pos + 2], "little")
-        if pos > end:
-            raise _gzip_reject(end, "the rest of the FEXTRA field", "the end of the file")
-    for flag, name in ((_FNAME, "FNAME"), (_FCOMMENT, "FCOMMENT")):
-        if flags & flag:
-            field = view[pos : min(pos + _GZIP_FIELD_MAX, end)]
-            terminator = bytes(field).find(b"\x00")
-            if terminator < 0:
-                found = "the end of the file" if pos + len(field) >= end else f"no zero byte in {_GZIP_FIELD_MAX} bytes"
-                raise _gzip_reject(pos, f"a zero-terminated {name} field of at most {_GZIP_FIELD_MAX} bytes", found)
-            pos += terminator + 1
-    if flags & _FHCRC:
-        if end - pos < 2:
-            raise _gzip_reject(pos, "the 2-byte header CRC (FHCRC)", "the end of the file")
-        want = zlib.crc32(view[start:pos]) & 0xFFFF
-        got = int.from_bytes(view[pos : pos + 2], "little")
-        if got != want:
-            raise _gzip_reject(pos, f"the header CRC 0x{want:04x} (FHCRC)", f"0x{got:04x}")
-        pos += 2
-    return pos
-
-
-def gunzip_members(compressed: bytes, limit: int) -> bytes:
-    """Decompress every gzip member, checking each as RFC 1952 says; never more than ``limit`` bytes out.
-
-    Each member: its header (:func:`_gzip_header`), a complete deflate stream,
-    and the trailer's CRC-32 and ISIZE of that member's output. Several
-    members are concatenated; nothing may follow the last one (no zero
-    padding, no garbage). Memory: the output plus one step's worth. Also
-    meant for a ``.json.gz`` input read from a bundle (the caller turns GZ-1
-    into its own error).
-
-    Raises:
-        InputRejected: GZ-1 naming the byte offset in the compressed file, what
-            RFC 1952 requires there and what was found; or more than ``limit``
-            decompressed bytes (exit 4).
-    """
-    view = memoryview(compressed)
-    end = len(view)
-    out: list[bytes] = []
-    total = 0
-    start = 0
-    while True:
-        pos = _gzip_header(view, start)
-        inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-        crc = 0
-        size = 0
-        while not inflater.eof:
-            if pos >= end:
-                raise _gzip_reject(end, "the rest of the deflate stream", "the end of the file")
-            piece = view[pos : pos + _CHUNK]
-            pos += len(piece)
-            try:
-                chunk = inflater.decompress(piece, limit + 1 - total)
-            except zlib.error as exc:
-                raise _gzip_reject(pos - len(piece), "a valid deflate stream", f"a corrupt one ({exc})") from None
-            total += len(chunk)
-            if total > limit or inflater.unconsumed_tail:
-                raise _gzip_reject(start, f"at most {limit} decompressed bytes", "more (raise --max-input-bytes)")
-            crc = zlib.crc32(chunk, crc)
-            size += len(chunk)
-            out.append(chunk)
-        pos -= len(inflater.unused_data)
-        if end - pos < 8:
-            raise _gzip_reject(pos, "the 8-byte member trailer (CRC-32, ISIZE)", f"{end - pos} bytes")
-        got_crc = int.from_bytes(view[pos : pos + 4], "little")
-        if got_crc != crc:
-            raise _gzip_reject(pos, f"the CRC-32 0x{crc:08x} of the member's data", f"0x{got_crc:08x}")
-        got_size = int.from_bytes(view[pos + 4 : pos + 8], "little")
-        if got_size != size & 0xFFFFFFFF:
-            raise _gzip_reject(pos + 4, f"ISIZE {size & 0xFFFFFFFF} (the member's length mod 2^32)", str(got_size))
-        start = pos + 8
-        if start == end:
-            return out[0] if len(out) == 1 else b"".join(out)
-        if view[start : start + 3] != b"\x1f\x8b\x08":  # type: ignore[comparison-overlap]  # memoryview == bytes by content
-            found = f"{end - start} more bytes ({_hex(view[start : start + 8])}{' …' if end - start > 8 else ''})"
-            raise _gzip_reject(start, "another gzip member (1f 8b 08) or the end of the file", found)
-
-
 # Hints for the one mix-up the two hashes of a .json.gz invite (issue 12 item 3).
 _GIVEN_THE_GZIP_HASH = (
     "; the expected hash is the SHA-256 of the compressed .json.gz file itself: give it as "
@@ -234,9 +140,6 @@ def _json_sha256(compressed: bytes, limit: int) -> str | None:
 def _decompressed(path: str, raw: bytes, want_gzip: str | None, max_input_bytes: int) -> tuple[bytes, str | None]:
     """The JSON bytes of a file read by :func:`load_input` and, for a ``.gz`` file, its checked SHA-256."""
     if not path.endswith(".gz"):
-        if want_gzip is not None:
-            msg = "--input-gzip-sha256 applies only to a .gz input"
-            raise UsageError(msg)
         return raw, None
     gzip_sha = sha256_hex(raw)
     if want_gzip is not None and gzip_sha != want_gzip:
@@ -264,24 +167,24 @@ def load_input(
     ``input_sha256`` against the decompressed JSON bytes.
 
     Raises:
-        UsageError: unreadable file or malformed hash argument (exit 2).
+        UsageError: unreadable file, not a regular file (a FIFO, a device: refused
+            without blocking, :func:`ablation.files.open_regular`), or malformed hash argument (exit 2).
         ResourcesExhausted: no file descriptor or kernel memory to read it (exit 6).
         IntegrityError: a hash does not match (exit 3).
         InputRejected: IN-1, a file over the bound; GZ-1, a corrupt or oversize gzip stream (exit 4).
 
     Side effects: reads ``path``.
     """
-    want = _hex_argument(input_sha256, "--input-sha256")
-    want_gzip = _hex_argument(input_gzip_sha256, "--input-gzip-sha256")
+    want, want_gzip = hash_arguments(path, input_sha256, input_gzip_sha256)
     if max_input_bytes < 1:
         msg = f"--max-input-bytes must be a positive number of bytes, got {max_input_bytes}"
         raise UsageError(msg)
-    try:
-        with Path(path).open("rb") as handle:
+    with open_regular(path, "input") as handle:
+        try:
             raw = _read_bounded(handle, max_input_bytes)
-    except OSError as exc:
-        msg = f"cannot read input {path!r}: {exc.strerror}"
-        raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
+        except OSError as exc:
+            msg = f"cannot read input {path!r}: {exc.strerror}"
+            raise (ResourcesExhausted if exc.errno in RESOURCE_ERRNOS else UsageError)(msg) from None
     if raw is None:
         raise InputRejected(
             "IN-1",

@@ -32,6 +32,7 @@ __all__ = [
     "load_identity",
     "load_results",
     "parse_json_file",
+    "results_from_value",
     "short",
 ]
 
@@ -65,6 +66,20 @@ class RecordedIdentity:
     def asserted_value(self, name: str) -> object:
         """The member ``name`` of ``asserted`` as recorded (e.g. ``imageDigest``); ``None`` when there is none."""
         return None if self.asserted is None else self.asserted.get(name)
+
+    @classmethod
+    def from_json(cls, value: object, where: str = "") -> RecordedIdentity:
+        """An identity object parsed from JSON, its ``identityDigest`` checked.
+
+        Raises:
+            IntegrityError: ``identity: <where>/…`` when it is not an identity
+                object or its digest is not that of its ``measured``.
+        """
+        return _check_identity_digest(value, where, "identity", IntegrityError)
+
+    def to_json(self) -> dict[str, object]:
+        """The identity object as recorded, members in file order."""
+        return dict(self.raw)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +226,21 @@ def _results_shape(value: object) -> str | None:
 
 
 def load_results(data: bytes, member: str, error: type[AblationError] = IntegrityError) -> RecordedResults:
-    """A results file written by ``ablation run``: parsed, its shape and its own digest checked.
+    """A results file written by ``ablation run``: parsed (:func:`parse_json_file`), then :func:`results_from_value`.
+
+    Args:
+        data: the file's bytes.
+        member: how messages name the file.
+        error: :class:`IntegrityError` inside a bundle, :class:`UsageError` for ``--results``.
+
+    Raises:
+        AblationError: ``error`` or :class:`IntegrityError`, ``<member>: <what>``.
+    """
+    return results_from_value(parse_json_file(data, member, error), member, error)
+
+
+def results_from_value(value: object, member: str, error: type[AblationError] = IntegrityError) -> RecordedResults:
+    """A parsed results file, its shape and its own digest checked.
 
     Shape (failures raise ``error``): a JSON object with only the members
     ``ablation run`` writes; ``inputSha256`` (and ``inputGzipSha256`` when
@@ -219,12 +248,8 @@ def load_results(data: bytes, member: str, error: type[AblationError] = Integrit
     ``result`` and ``gateAssessment`` objects; ``evaluator`` an object with a
     ``measured`` object and an ``identityDigest`` string. Self-consistency
     (always :class:`IntegrityError`): ``evaluator.identityDigest`` is the
-    canonical digest (SPEC §3) of ``evaluator.measured``.
-
-    Args:
-        data: the file's bytes.
-        member: how messages name the file.
-        error: :class:`IntegrityError` inside a bundle, :class:`UsageError` for ``--results``.
+    canonical digest (SPEC §3) of ``evaluator.measured``. What lies inside
+    ``result`` and ``gateAssessment`` is typed by :mod:`ablation.recorded`.
 
     Returns:
         The checked results file as a :class:`RecordedResults`.
@@ -232,7 +257,6 @@ def load_results(data: bytes, member: str, error: type[AblationError] = Integrit
     Raises:
         AblationError: ``error`` or :class:`IntegrityError`, ``<member>: <what>``.
     """
-    value = parse_json_file(data, member, error)
 
     def refuse(why: str) -> NoReturn:
         msg = f"{member}: not an ablation results file: {why}"

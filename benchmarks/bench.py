@@ -26,10 +26,11 @@ to other load than wall time).
 
 It prints a table of medians per command and scale, with the ratios to the floor,
 then archive/run and verify-archive/run (issue 13: wall at most 1.8 and 1.3 at
-L; issue 11: verify-archive peak RSS at most 1.5 × run's), and writes the same figures, every single measurement, the load
-average before and after, and the machine and checkout state as JSON. Figures
-only: nothing is asserted about them, and the exit status is non-zero only when
-a command fails or an input cannot be made.
+L; issue 11: verify-archive peak RSS at most 1.5 × run's), and writes the same
+figures, every single measurement, the load average before and after, and the
+machine and checkout state as JSON. Figures only: nothing is asserted about
+them, and the exit status is non-zero only when a command fails or an input
+cannot be made.
 
 Linux carries the peak RSS of the memory a process was forked from across
 ``exec``, so a child started from this script could never report less than this
@@ -55,6 +56,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["COMMANDS", "main"]
 
@@ -133,8 +135,11 @@ def ensure_input(scale: str, data_dir: Path) -> Path:
     try:
         done = subprocess.run(
             [sys.executable, str(BENCH_DIR / "generate.py"), "--scale", scale, "--out", str(tmp)],
-            cwd=ROOT, capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if done.returncode != 0:
             msg = f"generate.py --scale {scale} exited {done.returncode}:\n{done.stderr}"
             raise CommandFailed(msg)
@@ -223,8 +228,10 @@ def bench_scale(scale: str, path: Path, sha256: str, runs: int) -> dict[str, obj
                 if command == "verify-archive":  # the run's output and its bundle are no longer needed
                     output.unlink(missing_ok=True)
                     output.with_name(output.name.replace(".results.json", ".bundle.tar.gz")).unlink(missing_ok=True)
-                _log(f"bench: {scale} {command:<6} run {i}/{runs}: {m.wall_s:7.2f} s wall, {m.cpu_s:7.2f} s cpu, "
-                     f"{m.peak_rss_mib:8.1f} MiB, load {os.getloadavg()[0]:.2f}")  # fmt: skip
+                _log(
+                    f"bench: {scale} {command:<6} run {i}/{runs}: {m.wall_s:7.2f} s wall, {m.cpu_s:7.2f} s cpu, "
+                    f"{m.peak_rss_mib:8.1f} MiB, load {os.getloadavg()[0]:.2f}"
+                )
     medians = {
         c: {
             "wallS": round(statistics.median(m.wall_s for m in ms), 4),
@@ -246,11 +253,15 @@ def bench_scale(scale: str, path: Path, sha256: str, runs: int) -> dict[str, obj
         if c != "floor"
     }
     run = medians["run"]
-    ratios.update({
-        f"{c}/run": {"wall": round(medians[c]["wallS"] / run["wallS"], 3),
-                     "rss": round(medians[c]["peakRssMiB"] / run["peakRssMiB"], 3)}
-        for c in RUN_BOUNDS
-    })  # fmt: skip
+    ratios.update(
+        {
+            f"{c}/run": {
+                "wall": round(medians[c]["wallS"] / run["wallS"], 3),
+                "rss": round(medians[c]["peakRssMiB"] / run["peakRssMiB"], 3),
+            }
+            for c in RUN_BOUNDS
+        }
+    )
     return {
         "scale": scale,
         "input": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path),
@@ -264,7 +275,7 @@ def bench_scale(scale: str, path: Path, sha256: str, runs: int) -> dict[str, obj
     }
 
 
-def _git_state() -> dict[str, object]:
+def _git_state() -> dict[str, Any]:
     def git(*args: str) -> str:
         done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
@@ -283,7 +294,7 @@ def _ablation_path() -> str:
     return done.stdout.strip() or f"(not importable: {done.stderr.strip()[-200:]})"
 
 
-def render_table(results: list[dict[str, object]]) -> str:
+def render_table(results: list[dict[str, Any]]) -> str:
     """The printed table: medians per command and scale, then the ratios."""
     lines = [
         f"{'scale':<5} {'input MiB':>9} {'command':<14} {'wall s':>8} {'cpu s':>8} {'peak RSS MiB':>12}"
@@ -291,9 +302,9 @@ def render_table(results: list[dict[str, object]]) -> str:
     ]
     lines.append("-" * len(lines[0]))
     for result in results:
-        medians: dict[str, dict[str, float]] = result["median"]  # type: ignore[assignment]
-        ratios: dict[str, dict[str, float]] = result["ratios"]  # type: ignore[assignment]
-        size = f"{result['inputBytes'] / MIB:.1f}"  # type: ignore[operator]
+        medians: dict[str, dict[str, float]] = result["median"]
+        ratios: dict[str, dict[str, float]] = result["ratios"]
+        size = f"{result['inputBytes'] / MIB:.1f}"
         for command in COMMANDS:
             m = medians[command]
             r = ratios.get(f"{command}/floor")
@@ -302,8 +313,11 @@ def render_table(results: list[dict[str, object]]) -> str:
                 f"{result['scale'] if command == COMMANDS[0] else '':<5} {size if command == COMMANDS[0] else '':>9} "
                 f"{command:<14} {m['wallS']:>8.2f} {m['cpuS']:>8.2f} {m['peakRssMiB']:>12.1f}{ratio}"
             )
-        lines.extend(f"{'':<5} {'':>9} {c + '/run':<18} wall {ratios[f'{c}/run']['wall']:.2f}, "
-                     f"peak RSS {ratios[f'{c}/run']['rss']:.2f}" for c in RUN_BOUNDS)  # fmt: skip
+        lines.extend(
+            f"{'':<5} {'':>9} {c + '/run':<18} wall {ratios[f'{c}/run']['wall']:.2f}, "
+            f"peak RSS {ratios[f'{c}/run']['rss']:.2f}"
+            for c in RUN_BOUNDS
+        )
     return "\n".join(lines)
 
 
@@ -311,8 +325,12 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--scales", default=",".join(SCALE_NAMES), help="comma-separated scales (default S,M,L)")
     parser.add_argument("--runs", type=int, default=5, help="runs of each command per scale (default 5)")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"JSON output (default {DEFAULT_JSON.relative_to(ROOT)})")
-    parser.add_argument("--data-dir", type=Path, default=DATA_DIR, help="where the inputs are (default benchmarks/data)")
+    parser.add_argument(
+        "--json", type=Path, default=DEFAULT_JSON, help=f"JSON output (default {DEFAULT_JSON.relative_to(ROOT)})"
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, default=DATA_DIR, help="where the inputs are (default benchmarks/data)"
+    )
     args = parser.parse_args(argv)
     scales = [s.strip().upper() for s in args.scales.split(",") if s.strip()]
     unknown = [s for s in scales if s not in SCALE_NAMES]
@@ -333,15 +351,20 @@ def main(argv: list[str] | None = None) -> int:
     recorded = _recorded_sha256()
     _ABLATION[:] = [str(SEALED)] if SEALED.is_file() else [sys.executable, "-m", "ablation"]
     ablation_path = str(SEALED) if SEALED.is_file() else _ablation_path()
-    _log(f"bench: {sys.executable} (Python {platform.python_version()}), ablation: {' '.join(_ABLATION)} ({ablation_path})")
+    _log(
+        f"bench: {sys.executable} (Python {platform.python_version()}), "
+        f"ablation: {' '.join(_ABLATION)} ({ablation_path})"
+    )
     _log(f"bench: load average {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, {os.cpu_count()} CPUs")
-    results: list[dict[str, object]] = []
+    results: list[dict[str, Any]] = []
     try:
         for scale in args.scales:
             path = ensure_input(scale, args.data_dir.resolve())
             sha256 = _sha256_file(path)
             if recorded.get(scale) and recorded[scale] != sha256:
-                _log(f"bench: note: {path.name} has SHA-256 {sha256}, not the {recorded[scale]} recorded in generate.py")
+                _log(
+                    f"bench: note: {path.name} has SHA-256 {sha256}, not the {recorded[scale]} recorded in generate.py"
+                )
             result = bench_scale(scale, path, sha256, args.runs)
             result["inputAsRecorded"] = recorded.get(scale) == sha256
             results.append(result)
@@ -353,8 +376,10 @@ def main(argv: list[str] | None = None) -> int:
     harness_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     table = render_table(results)
     print(table)
-    print(f"start-up: {' '.join(_ABLATION)} identity (closure check included): median {startup['medianMs']:.0f} ms, "
-          f"min {startup['minMs']:.0f} ms of {startup['runs']} runs (issue 9 bound, for reference: {STARTUP_BOUND_MS} ms)")
+    print(
+        f"start-up: {' '.join(_ABLATION)} identity (closure check included): median {startup['medianMs']:.0f} ms, "
+        f"min {startup['minMs']:.0f} ms of {startup['runs']} runs (issue 9 bound, for reference: {STARTUP_BOUND_MS} ms)"
+    )
     print(
         f"medians of {args.runs} runs; MiB = 2^20 bytes; cpu = user + system. load average "
         f"{load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f} before, "
@@ -362,12 +387,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     git_after = _git_state()
     if git_before != git_after:
-        print(f"note: the checkout changed during the run (HEAD {str(git_before.get('head'))[:12]} -> "
-              f"{str(git_after.get('head'))[:12]}; ablation/ changes {len(git_before.get('ablationChanges', []))} -> "
-              f"{len(git_after.get('ablationChanges', []))}); the figures may mix two versions.")  # fmt: skip
-    print(f"issue 6 bounds at L (for reference, not checked): run/floor wall <= {ISSUE_BOUNDS['wall']:g}, "
-          f"peak RSS <= {ISSUE_BOUNDS['rss']:g}; issues 13 and 11: archive/run wall <= 1.8, "
-          "verify-archive/run wall <= 1.3 and peak RSS <= 1.5.")  # fmt: skip
+        print(
+            f"note: the checkout changed during the run (HEAD {str(git_before.get('head'))[:12]} -> "
+            f"{str(git_after.get('head'))[:12]}; ablation/ changes {len(git_before.get('ablationChanges', []))} -> "
+            f"{len(git_after.get('ablationChanges', []))}); the figures may mix two versions."
+        )
+    print(
+        f"issue 6 bounds at L (for reference, not checked): run/floor wall <= {ISSUE_BOUNDS['wall']:g}, "
+        f"peak RSS <= {ISSUE_BOUNDS['rss']:g}; issues 13 and 11: archive/run wall <= 1.8, "
+        "verify-archive/run wall <= 1.3 and peak RSS <= 1.5."
+    )
     report = {
         "schema": "ablation-bench/1",
         "startedAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),

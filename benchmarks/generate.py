@@ -4,7 +4,7 @@ Usage, from the repository root::
 
     python3 benchmarks/generate.py --scale L --out benchmarks/data/L.json
 
-The input is made by the project's own test builder (``tests.builder.synthetic``)
+The input is made by the project's own test builder (``tests.builders.prepared.synthetic``)
 from a seed fixed per scale, so every machine gets the same bytes; the script
 prints the output's size and SHA-256 and whether that SHA-256 is the one
 recorded below. ``benchmarks/data/`` is git-ignored.
@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.builder import dumps, synthetic  # noqa: E402 - needs the repository root on sys.path first
+from tests.builders.prepared import dumps, synthetic  # noqa: E402 - needs the repository root on sys.path first
 
 __all__ = ["EXPECTED_SHA256", "SCALES", "generate", "main"]
 

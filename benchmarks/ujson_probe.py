@@ -60,15 +60,16 @@ ROOT = Path(__file__).resolve().parent.parent
 # The checkout's package, not an installed copy.
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
+from bench import ensure_input  # type: ignore[import-not-found]  # noqa: E402 - a script beside this one
+from floor import embedded_texts  # type: ignore[import-not-found]  # noqa: E402 - a script beside this one
+
 from ablation.canonical import canon, raw_digest  # noqa: E402
 from ablation.strictjson import JsonGrammarError, parse_text  # noqa: E402
-from bench import ensure_input  # noqa: E402
-from floor import embedded_texts  # noqa: E402
 
 try:
     import ujson
 except ImportError:  # pragma: no cover - depends on the environment
-    ujson = None
+    ujson = None  # type: ignore[assignment]  # main() says ujson is missing and stops
 
 __all__ = ["EXTRA_VECTORS", "SPEC_VECTORS", "main"]
 
@@ -81,36 +82,82 @@ _V2 = "sha256:4b087856159915ff9f43db03148c0cfb55342633edd017ad7b5895256f90bd82"
 #: SPEC §3.5: (number, value, expected digest of the canonical text).
 SPEC_VECTORS: list[tuple[str, object, str]] = [
     ("1", ["alpha", "and", "behavior", "locate", "parsing", "request", "validation"], _V1),
-    ("2", {"truth": ["src/alpha.js"], "repositoryCommit": _A40,
-           "sourceListArtifactSha256": "sha256:193fc8861672ce1e716f9a49cc806dfc5f593a6d3ca489fe8b6dd54379b38015"}, _V2),
-    ("3", {"targetBasisDigest": _V2, "repositoryId": "repo", "intentSignature": _V1},
-     "sha256:e8cc751fac3c0848a865183553b6ab326d21c0e6313e06e8010a2df884cff918"),
-    ("4", ["git", "-C", ".", "--literal-pathspecs", "ls-files", "--cached", "--stage", "-z", "--"],
-     "sha256:b1f07241a29c137e07c2d0de654d74da7102ba763daeb19d1a11be689da12272"),
-    ("5", ["/usr/bin/node", "/opt/pinned/agent-scripts/scripts/source-list.mjs", "--repo", ".", "--full-list", "--json"],
-     "sha256:75d8233991c9b59edfd4bd8b0b2ed9be54fe45564628c2b04627589b2bcd9bca"),
-    ("6", {"path": "src/alpha.js", "kind": "match",
-           "range": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 5}}},
-     "sha256:66430d70df6d03a2e042b45e6033c58fdd9897fa5e6194d332c2afe109829858"),
-    ("7", ["/opt/pinned/semantic-code-intelligence", "experimental", "structural-evidence-receipt", "--request-file",
-           "/evidence/prepared-request.json"],
-     "sha256:10ad16673aff94a89e59df78f966535fd199d7a2cae8c54d82bfad8205381ef5"),
+    (
+        "2",
+        {
+            "truth": ["src/alpha.js"],
+            "repositoryCommit": _A40,
+            "sourceListArtifactSha256": "sha256:193fc8861672ce1e716f9a49cc806dfc5f593a6d3ca489fe8b6dd54379b38015",
+        },
+        _V2,
+    ),
+    (
+        "3",
+        {"targetBasisDigest": _V2, "repositoryId": "repo", "intentSignature": _V1},
+        "sha256:e8cc751fac3c0848a865183553b6ab326d21c0e6313e06e8010a2df884cff918",
+    ),
+    (
+        "4",
+        ["git", "-C", ".", "--literal-pathspecs", "ls-files", "--cached", "--stage", "-z", "--"],
+        "sha256:b1f07241a29c137e07c2d0de654d74da7102ba763daeb19d1a11be689da12272",
+    ),
+    (
+        "5",
+        ["/usr/bin/node", "/opt/pinned/agent-scripts/scripts/source-list.mjs", "--repo", ".", "--full-list", "--json"],
+        "sha256:75d8233991c9b59edfd4bd8b0b2ed9be54fe45564628c2b04627589b2bcd9bca",
+    ),
+    (
+        "6",
+        {
+            "path": "src/alpha.js",
+            "kind": "match",
+            "range": {"start": {"line": 0, "column": 0}, "end": {"line": 0, "column": 5}},
+        },
+        "sha256:66430d70df6d03a2e042b45e6033c58fdd9897fa5e6194d332c2afe109829858",
+    ),
+    (
+        "7",
+        [
+            "/opt/pinned/semantic-code-intelligence",
+            "experimental",
+            "structural-evidence-receipt",
+            "--request-file",
+            "/evidence/prepared-request.json",
+        ],
+        "sha256:10ad16673aff94a89e59df78f966535fd199d7a2cae8c54d82bfad8205381ef5",
+    ),
     ("8", {"a": "\u00e9"}, "sha256:b3a092a6af48807fa9482b2ee140105575daa26d5b24b3c0e60a7e2dee6683b1"),
     ("9", {"\U0001f600": 2, "\uff21": 1}, "sha256:e3207e8ca18e6d266f11ec625254ff3bd274ce9567347abb344ad45e86d622f7"),
-    ("10", {"k": "\x00\x08\x09\x0a\x0c\x0d\x22\x5c\x2f\x1f\x7f\u2028\u00e9\U0001f600"},
-     "sha256:3b33f2a1f6f63a2910e1111ac85dbe810e4daf7b6ed560c0e7b78d1eb1aba43e"),
-    ("11", [0, -0, 9007199254740991, -9007199254740991, True, False, None, "", [], {}],
-     "sha256:025dbf578bfb74bf610f2037aba185e1c00a74b419e06b84966b6064df981a19"),
-    ("12", {"b": 1, "a": 2, "B": 3, "\u00e9": 4, "e": 5, "": 6, "a b": 7, "~": 8},
-     "sha256:1881729fefe72d698e26fb8d4fea11624c110d5b764f91a9ac30297924c12a57"),
-    ("15", {"question": "Locate alpha request parsing and validation behavior.",
+    (
+        "10",
+        {"k": "\x00\x08\x09\x0a\x0c\x0d\x22\x5c\x2f\x1f\x7f\u2028\u00e9\U0001f600"},
+        "sha256:3b33f2a1f6f63a2910e1111ac85dbe810e4daf7b6ed560c0e7b78d1eb1aba43e",
+    ),
+    (
+        "11",
+        [0, -0, 9007199254740991, -9007199254740991, True, False, None, "", [], {}],
+        "sha256:025dbf578bfb74bf610f2037aba185e1c00a74b419e06b84966b6064df981a19",
+    ),
+    (
+        "12",
+        {"b": 1, "a": 2, "B": 3, "\u00e9": 4, "e": 5, "": 6, "a b": 7, "~": 8},
+        "sha256:1881729fefe72d698e26fb8d4fea11624c110d5b764f91a9ac30297924c12a57",
+    ),
+    (
+        "15",
+        {
+            "question": "Locate alpha request parsing and validation behavior.",
             "operations": ["structural_search"],
             "limits": {"timeoutMs": 30000, "maxEvidenceBytes": 65536, "maxCandidatesPerFile": 5, "maxCandidates": 20},
-            "seeds": [{"value": "JavaScript", "kind": "text", "id": "seed:language"},
-                      {"value": "$MATCH", "kind": "text", "id": "seed:pattern"},
-                      {"value": "src", "kind": "path", "id": "seed:path"}]},
-     "sha256:1446d8d6f56e6ac92cbf0a3e12d9621f29905a63576491548d5596b815b6f9ff"),
-]  # fmt: skip
+            "seeds": [
+                {"value": "JavaScript", "kind": "text", "id": "seed:language"},
+                {"value": "$MATCH", "kind": "text", "id": "seed:pattern"},
+                {"value": "src", "kind": "path", "id": "seed:path"},
+            ],
+        },
+        "sha256:1446d8d6f56e6ac92cbf0a3e12d9621f29905a63576491548d5596b815b6f9ff",
+    ),
+]
 
 #: More values where an encoder could differ from ``JSON.stringify``: (name, value).
 EXTRA_VECTORS: list[tuple[str, object]] = [
@@ -118,7 +165,7 @@ EXTRA_VECTORS: list[tuple[str, object]] = [
     ("C0 controls as member names", {chr(c): c for c in range(0x20)}),
     ("U+E000 before U+1F600 (UTF-8 order; UTF-16 puts the astral one first)", {"\U0001f600": 1, "\ue000": 2}),
     ("astral and BMP names sharing a prefix", {"a\U00010000": 1, "a\uffff": 2, "a": 3, "a\x00": 4}),
-    ("slashes, quotes, backslashes", {"p": "a/b\\c\"d</script>", "/": "//"}),
+    ("slashes, quotes, backslashes", {"p": 'a/b\\c"d</script>', "/": "//"}),
     ("HTML-significant characters", {"h": "<>&'\u2028"}),
     ("safe-integer bounds and zero", [9007199254740991, -9007199254740991, 0, -1, 1, 10**15]),
     ("nested empties and deep nesting", [[[[[]]]], {"a": {"b": {"c": {}}}}, [{}], {"": []}]),
@@ -167,8 +214,9 @@ def _timed(function: Callable[[Any], object], items: list[Any], repeat: int) -> 
     return {"medianMs": round(statistics.median(passes) * 1000, 3), "minMs": round(min(passes) * 1000, 3)}
 
 
-def _compare(name: str, items: list[Any], baseline: Callable[[Any], object], candidate: Callable[[Any], object],
-             repeat: int) -> dict[str, object]:  # fmt: skip
+def _compare(
+    name: str, items: list[Any], baseline: Callable[[Any], object], candidate: Callable[[Any], object], repeat: int
+) -> dict[str, object]:
     """Time ``baseline`` then ``candidate`` over ``items``, twice; the lower median of each."""
     base = _timed(baseline, items, repeat)
     cand = _timed(candidate, items, repeat)
@@ -190,17 +238,21 @@ def check_vectors() -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for number, value, digest in SPEC_VECTORS:
         text = canon(value)
-        rows.append({
-            "vector": f"SPEC §3.5 #{number}",
-            "canonMatchesSpec": raw_digest(text) == digest,
-            "ujsonIdentical": _ujson_canon(value).encode("utf-8") == text.encode("utf-8"),
-        })  # fmt: skip
+        rows.append(
+            {
+                "vector": f"SPEC §3.5 #{number}",
+                "canonMatchesSpec": raw_digest(text) == digest,
+                "ujsonIdentical": _ujson_canon(value).encode("utf-8") == text.encode("utf-8"),
+            }
+        )
     for name, value in EXTRA_VECTORS:
-        rows.append({
-            "vector": name,
-            "canonMatchesSpec": None,
-            "ujsonIdentical": _ujson_canon(value).encode("utf-8") == canon(value).encode("utf-8"),
-        })  # fmt: skip
+        rows.append(
+            {
+                "vector": name,
+                "canonMatchesSpec": None,
+                "ujsonIdentical": _ujson_canon(value).encode("utf-8") == canon(value).encode("utf-8"),
+            }
+        )
     return rows
 
 
@@ -236,7 +288,9 @@ def _bundle_values(document: dict[str, Any]) -> dict[str, list[Any]]:
         if isinstance(receipt, dict):
             receipts.append(receipt)
             requests.append(receipt.get("request"))
-            identities.extend(e["identity"] for e in receipt.get("evidence", []) if isinstance(e, dict) and "identity" in e)
+            identities.extend(
+                e["identity"] for e in receipt.get("evidence", []) if isinstance(e, dict) and "identity" in e
+            )
         if "expectedRequest" in evidence:
             requests.append(evidence["expectedRequest"])
         observation = evidence.get("executionObservation")
@@ -344,8 +398,10 @@ def end_to_end(scale: str, path: Path, runs: int) -> dict[str, object]:
                 raise RuntimeError(msg)
             sample = json.loads(done.stdout.strip().splitlines()[-1])
             samples[mode].append(sample)
-            _log(f"probe: {scale} run {i + 1}/{runs} with canon by {mode}: {sample['wallS']:.2f} s wall, "
-                 f"{sample['canonS']:.3f} s in canon ({sample['canonCalls']} calls)")  # fmt: skip
+            _log(
+                f"probe: {scale} run {i + 1}/{runs} with canon by {mode}: {sample['wallS']:.2f} s wall, "
+                f"{sample['canonS']:.3f} s in canon ({sample['canonCalls']} calls)"
+            )
     summary: dict[str, object] = {"scale": scale, "runs": runs}
     for mode, rows in samples.items():
         summary[mode] = {
@@ -359,9 +415,11 @@ def end_to_end(scale: str, path: Path, runs: int) -> dict[str, object]:
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    print(f"ujson {report['ujson']}, Python {report['python']}; load average "
-          f"{' '.join(map(str, report['loadAverage']['before']))} before, "
-          f"{' '.join(map(str, report['loadAverage']['after']))} after")  # fmt: skip
+    print(
+        f"ujson {report['ujson']}, Python {report['python']}; load average "
+        f"{' '.join(map(str, report['loadAverage']['before']))} before, "
+        f"{' '.join(map(str, report['loadAverage']['after']))} after"
+    )
     print("\ncanonical text, vectors (ujson.dumps byte-identical to canon):")
     for row in report["vectors"]:
         spec = "" if row["canonMatchesSpec"] is None else f"  canon = SPEC digest: {row['canonMatchesSpec']}"
@@ -377,20 +435,27 @@ def _print_report(report: dict[str, Any]) -> None:
             print(f"  canon: ujson.dumps identical on {c['values'] - c['differing']}/{c['values']} {name}")
         print(f"  {'what':<62} {'items':>6} {'baseline ms':>12} {'ujson ms':>10} {'speed-up':>9}")
         for row in [*scale["loads"], *scale["canon"]]:
-            print(f"  {row['what']:<62} {row['items']:>6} {row['baselineMedianMs']:>12.1f} "
-                  f"{row['ujsonMedianMs']:>10.1f} {row['speedup']:>8.2f}x")  # fmt: skip
-    print(f"\nmedians of {report['repeat']} passes (the lower of two interleaved rounds); "
-          "speed-up = baseline / ujson.")  # fmt: skip
+            print(
+                f"  {row['what']:<62} {row['items']:>6} {row['baselineMedianMs']:>12.1f} "
+                f"{row['ujsonMedianMs']:>10.1f} {row['speedup']:>8.2f}x"
+            )
+    print(f"\nmedians of {report['repeat']} passes (the lower of two interleaved rounds); speed-up = baseline / ujson.")
     e2e = report.get("endToEnd")
     if e2e:
         j, u = e2e["json"], e2e["ujson"]
-        print(f"\nend to end, ablation run at {e2e['scale']} (medians of {e2e['runs']} runs each, in-process wall time):")
-        print(f"  canon by json.JSONEncoder: {j['canonMedianS']:.3f} s in canon ({j['canonCalls']} calls) "
-              f"of {j['wallMedianS']:.2f} s ({100 * j['canonMedianS'] / j['wallMedianS']:.1f} %)")
-        print(f"  canon by ujson.dumps:      {u['canonMedianS']:.3f} s in canon of {u['wallMedianS']:.2f} s; "
-              f"saved in canon {j['canonMedianS'] - u['canonMedianS']:.3f} s "
-              f"({100 * (j['canonMedianS'] - u['canonMedianS']) / j['wallMedianS']:.1f} % of the run)")
-        print(f"  output files byte-identical across all runs: {e2e['outputsIdentical']}")  # fmt: skip
+        print(
+            f"\nend to end, ablation run at {e2e['scale']} (medians of {e2e['runs']} runs each, in-process wall time):"
+        )
+        print(
+            f"  canon by json.JSONEncoder: {j['canonMedianS']:.3f} s in canon ({j['canonCalls']} calls) "
+            f"of {j['wallMedianS']:.2f} s ({100 * j['canonMedianS'] / j['wallMedianS']:.1f} %)"
+        )
+        print(
+            f"  canon by ujson.dumps:      {u['canonMedianS']:.3f} s in canon of {u['wallMedianS']:.2f} s; "
+            f"saved in canon {j['canonMedianS'] - u['canonMedianS']:.3f} s "
+            f"({100 * (j['canonMedianS'] - u['canonMedianS']) / j['wallMedianS']:.1f} % of the run)"
+        )
+        print(f"  output files byte-identical across all runs: {e2e['outputsIdentical']}")
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -399,8 +464,12 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=7, help="timed passes per measurement (default 7)")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "ujson_probe.json")
     parser.add_argument("--data-dir", type=Path, default=ROOT / "benchmarks" / "data")
-    parser.add_argument("--end-to-end-runs", type=int, default=3,
-                        help="ablation run at the largest scale, per encoder (default 3; 0 skips it)")  # fmt: skip
+    parser.add_argument(
+        "--end-to-end-runs",
+        type=int,
+        default=3,
+        help="ablation run at the largest scale, per encoder (default 3; 0 skips it)",
+    )
     args = parser.parse_args(argv)
     args.scales = [s.strip().upper() for s in args.scales.split(",") if s.strip()]
     if not args.scales or any(s not in {"S", "M", "L"} for s in args.scales):
@@ -414,8 +483,11 @@ def main(argv: list[str] | None = None) -> int:
     """Command line; 2 when ujson is not installed."""
     args = _parse_args(argv)
     if ujson is None:
-        print("ujson_probe: ujson is not installed here; it is pinned in requirements.lock "
-              "(use .venv-dev/bin/python, or pip install ujson)", file=sys.stderr)  # fmt: skip
+        print(
+            "ujson_probe: ujson is not installed here; it is pinned in requirements.lock "
+            "(use .venv-dev/bin/python, or pip install ujson)",
+            file=sys.stderr,
+        )
         return 2
     load_before = os.getloadavg()
     report: dict[str, Any] = {

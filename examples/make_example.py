@@ -5,10 +5,10 @@ Usage, from the repository root::
     python3 examples/make_example.py
 
 writes ``examples/prepared-input.json`` (made by the project's own test builder,
-``tests/builder.py``) and ``examples/prepared-input.json.sha256`` (one line
+``tests/builders/prepared.py``) and ``examples/prepared-input.json.sha256`` (one line
 ``<hex>  prepared-input.json``, as ``sha256sum`` writes it). The bytes are fixed:
 nothing here depends on the clock, the environment or a random source, and
-``tests/test_builder.py`` checks that regenerating gives the committed files.
+``tests/builders/test_prepared.py`` checks that regenerating gives the committed files.
 
 The example (protocol ``pi-context-packer-source-selection-ablation/v2``):
 
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.builder import (  # noqa: E402 - needs the repository root on sys.path first
+from tests.builders.prepared import (  # noqa: E402 - needs the repository root on sys.path first
     case,
     dumps,
     match,

@@ -6,7 +6,7 @@
 # a minimal STAND-IN for nixpkgs (the real one cannot be fetched here). It
 # proves that the flake evaluates, that every string in its outputs can be
 # built, and that the outputs have the expected names and settings. It does
-# NOT prove that the real nixpkgs builds the package: see README.md "Nix".
+# NOT prove that the real nixpkgs builds the package: see docs/explanation/nix.md.
 let
   flake = import ../flake.nix;
   nixpkgs = import ./nixpkgs-standin.nix;

@@ -8,19 +8,18 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ablation.cli import main
+from tests.builders.paths import CONFORMANCE, INPUTS, SHARED_ABSENT
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CORPUS = SHARED / "conformance"
-INPUTS = SHARED / "inputs"
 PREFIX = "structural_evidence_validation_failed:"
-pytestmark = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared corpus not found at {CORPUS}")
+pytestmark = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason=SHARED_ABSENT)
 
 
-def _load_exact(text: str) -> object:
+def _load_exact(text: str) -> Any:
     """Parse keeping number literals as text so that 1 and 1.0 differ and member order is kept."""
     return json.loads(text, parse_int=lambda t: ("num", t), parse_float=lambda t: ("num", t))
 
@@ -48,19 +47,19 @@ def _same_result(got: object, want: object) -> bool:
 
 
 def _cases() -> list[Path]:
-    return sorted(p for p in CORPUS.iterdir() if (p / "expected.json").is_file()) if CORPUS.is_dir() else []
+    return sorted(p for p in CONFORMANCE.iterdir() if (p / "expected.json").is_file()) if CONFORMANCE.is_dir() else []
 
 
-def _allowed_rules(expected: dict[str, object]) -> list[str] | None:
+def _allowed_rules(expected: dict[str, Any]) -> list[str] | None:
     """The rule IDs a reject case may report first: ``rules`` (SPEC §4.0 allows several) or ``rule``."""
     if "rules" in expected:
-        return list(expected["rules"])  # type: ignore[call-overload]
+        return list(expected["rules"])
     if "rule" in expected:
-        return [expected["rule"]]  # type: ignore[list-item]
+        return [expected["rule"]]
     return None
 
 
-def reject_rule_problem(expected: dict[str, object], stderr: str) -> str | None:
+def reject_rule_problem(expected: dict[str, Any], stderr: str) -> str | None:
     """Compare the first rejection line with the case's ``rule``/``rules`` annotation.
 
     Same semantics as ``../shared/tools/conformance_check.py``: the reported rule
@@ -75,30 +74,32 @@ def reject_rule_problem(expected: dict[str, object], stderr: str) -> str | None:
     return None
 
 
-def structural_rule_problems(expected: dict[str, object], result: object) -> list[str]:
+def structural_rule_problems(expected: dict[str, Any], result: Any) -> list[str]:
     """Compare each case's first structural failure with ``structuralRules`` (case id → rule ID).
 
     The failure must start ``structural_evidence_validation_failed:<rule> at `` (SPEC §8.9);
     ``_same_result`` masks failure texts to their prefix, so this is where the rule is checked.
     """
-    wanted: dict[str, str] = expected.get("structuralRules", {})  # type: ignore[assignment]
+    wanted: dict[str, str] = expected.get("structuralRules", {})
     problems = []
-    for case in result.get("cases", []):  # type: ignore[attr-defined]
+    for case in result.get("cases", []):
         rule = wanted.get(case.get("id"))
         if rule is None:
             continue
         failures = case.get("arms", {}).get("structural", {}).get("failures", [])
         if not (failures and failures[0].startswith(f"{PREFIX}{rule} at ")):
-            problems.append(f"/cases/{case.get('id')}: structural failure should name {rule}; got "
-                            f"{(failures or ['none'])[0][:120]}")  # fmt: skip
+            problems.append(
+                f"/cases/{case.get('id')}: structural failure should name {rule}; got {(failures or ['none'])[0][:120]}"
+            )
     return problems
 
 
 def check_case(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
     """Run one corpus folder through ``ablation run``; return what differs from its expectations."""
     expected = json.loads((folder / "expected.json").read_text())
-    code = main(["run", "--input", str(folder / "input.json"), "--input-sha256", expected["inputSha256"],
-                 "--output", str(out)])  # fmt: skip
+    code = main(
+        ["run", "--input", str(folder / "input.json"), "--input-sha256", expected["inputSha256"], "--output", str(out)]
+    )
     err = capsys.readouterr().err
     if expected["verdict"] == "reject":
         if code != 4 or out.exists():
@@ -112,8 +113,8 @@ def check_case(folder: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> l
         return [problem] if problem else []
     if code != 0:
         return [f"expected accept, got exit {code}: {err[:160]}"]
-    got = _load_exact(out.read_text(encoding="utf-8"))["result"]  # type: ignore[index]
-    want = _load_exact((folder / "reference-output.json").read_text(encoding="utf-8"))["result"]  # type: ignore[index]
+    got = _load_exact(out.read_text(encoding="utf-8"))["result"]
+    want = _load_exact((folder / "reference-output.json").read_text(encoding="utf-8"))["result"]
     if not _same_result(got, want):
         return ["result differs from reference-output.json"]
     return structural_rule_problems(expected, json.loads(out.read_text(encoding="utf-8"))["result"])
@@ -145,25 +146,30 @@ def _copy_with(folder: Path, tmp_path: Path, **annotation: object) -> Path:
 
 
 def test_a_wrong_rule_annotation_fails_the_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = CORPUS / "reject-case-id-blank"
+    folder = CONFORMANCE / "reject-case-id-blank"
     assert check_case(folder, tmp_path / "a.json", capsys) == []
     wrong = _copy_with(folder, tmp_path, rule="CASE-4")
     problems = check_case(wrong, tmp_path / "b.json", capsys)
-    assert len(problems) == 1 and problems[0].startswith("rejected with CASE-3, expected CASE-4: CASE-3 at /cases/"), problems
+    assert len(problems) == 1 and problems[0].startswith("rejected with CASE-3, expected CASE-4: CASE-3 at /cases/"), (
+        problems
+    )
     several = _copy_with(folder, tmp_path / "several", rules=["CASE-2", "CASE-4"])
-    assert check_case(several, tmp_path / "c.json", capsys)[0].startswith("rejected with CASE-3, expected CASE-2 or CASE-4")
+    assert check_case(several, tmp_path / "c.json", capsys)[0].startswith(
+        "rejected with CASE-3, expected CASE-2 or CASE-4"
+    )
 
 
 def test_a_wrong_structural_annotation_fails_the_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = CORPUS / "accept-four-repositories"
+    folder = CONFORMANCE / "accept-four-repositories"
     expected = json.loads((folder / "expected.json").read_text())
     case_id = next(iter(expected["structuralRules"]))
     assert check_case(folder, tmp_path / "a.json", capsys) == []
     wrong = _copy_with(folder, tmp_path, structuralRules={case_id: "SB-2"})
     problems = check_case(wrong, tmp_path / "b.json", capsys)
     assert len(problems) == 1, problems
-    assert problems[0].startswith(f"/cases/{case_id}: structural failure should name SB-2; got "
-                                  "structural_evidence_validation_failed:SB-1 at "), problems  # fmt: skip
+    assert problems[0].startswith(
+        f"/cases/{case_id}: structural failure should name SB-2; got structural_evidence_validation_failed:SB-1 at "
+    ), problems
 
 
 def test_conformance_corpus_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -176,8 +182,10 @@ def test_conformance_corpus_counts(tmp_path: Path, capsys: pytest.CaptureFixture
     total = sum(c[1] for c in counts.values())
     ok = sum(c[0] for c in counts.values())
     with capsys.disabled():
-        print(f"\nconformance: {ok}/{total} (accept {counts['accept'][0]}/{counts['accept'][1]}, "
-              f"reject {counts['reject'][0]}/{counts['reject'][1]})")  # fmt: skip
+        print(  # noqa: T201 - the corpus count, shown on purpose
+            f"\nconformance: {ok}/{total} (accept {counts['accept'][0]}/{counts['accept'][1]}, "
+            f"reject {counts['reject'][0]}/{counts['reject'][1]})"
+        )
     assert ok == total == 118
 
 
@@ -188,7 +196,9 @@ REALISTIC = [
 
 
 @pytest.mark.parametrize(("name", "sha"), REALISTIC, ids=[r[0] for r in REALISTIC])
-def test_realistic_input_matches_reference(name: str, sha: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_realistic_input_matches_reference(
+    name: str, sha: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "out.json"
     code = main(["run", "--input", str(INPUTS / name), "--input-sha256", sha, "--output", str(out)])
     assert code == 0, capsys.readouterr().err
@@ -196,20 +206,38 @@ def test_realistic_input_matches_reference(name: str, sha: str, tmp_path: Path, 
     reference = name.replace(".json.gz", ".reference-output.json.gz")
     with gzip.open(INPUTS / reference, "rt", encoding="utf-8") as handle:
         want = _load_exact(handle.read())
-    assert _same_result(document["result"], want["result"])  # type: ignore[index]
-    assert document["inputSha256"] == sha  # type: ignore[index]
+    assert _same_result(document["result"], want["result"])
+    assert document["inputSha256"] == sha
 
 
 def test_realistic_gate_quantities_are_exact(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out.json"
-    assert main(["run", "--input", str(INPUTS / "realistic.json.gz"), "--input-sha256", REALISTIC[0][1],
-                 "--output", str(out)]) == 0  # fmt: skip
+    assert (
+        main(
+            [
+                "run",
+                "--input",
+                str(INPUTS / "realistic.json.gz"),
+                "--input-sha256",
+                REALISTIC[0][1],
+                "--output",
+                str(out),
+            ]
+        )
+        == 0
+    )
     document = json.loads(out.read_text(encoding="utf-8"))
     gates = {g["id"]: g for g in document["gateAssessment"]["gates"]}
     assert document["result"]["pairwise"]["source_list"]["deltaFromPaths"]["macroPrecision"] == 0.12500000000000006
-    assert (gates["G4a"]["numericStatus"], gates["G4a"]["measured"]["delta"]) == ("pass", {"exact": "1/8", "value": 0.125})
+    assert (gates["G4a"]["numericStatus"], gates["G4a"]["measured"]["delta"]) == (
+        "pass",
+        {"exact": "1/8", "value": 0.125},
+    )
     assert (gates["G4b"]["numericStatus"], gates["G4b"]["measured"]["reduction"]["exact"]) == ("fail", "5/33")
-    assert (gates["G4c"]["numericStatus"], gates["G4c"]["measured"]["delta"]) == ("pass", {"exact": "-1/2", "value": -0.5})
+    assert (gates["G4c"]["numericStatus"], gates["G4c"]["measured"]["delta"]) == (
+        "pass",
+        {"exact": "-1/2", "value": -0.5},
+    )
     assert gates["G1"]["measured"]["eligibleRepositoryIds"] == ["dspx", "engineering-core"]
     assert document["gateAssessment"]["numericGatesPassed"] is False
     assert document["gateAssessment"]["automaticAdoption"] is False

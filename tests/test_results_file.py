@@ -1,9 +1,13 @@
-"""Reading back results files and identity.json: the written-file JSON profile (``strictjson.parse_written``) and the typed model."""
+"""Reading back results files and identity.json: the written-file JSON profile and the typed model.
+
+The profile is ``strictjson.parse_written``; the model ``results_file.RecordedResults`` and ``RecordedIdentity``.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 
@@ -18,8 +22,11 @@ def _nested(depth: int) -> str:
 
 def test_finite_doubles_and_integers_are_what_ablation_writes() -> None:
     assert parse_written('{"a": 0.12500000000000006, "b": 1e21, "c": -3, "d": [true, null, "x"]}') == {
-        "a": 0.12500000000000006, "b": 1e21, "c": -3, "d": [True, None, "x"],
-    }  # fmt: skip
+        "a": 0.12500000000000006,
+        "b": 1e21,
+        "c": -3,
+        "d": [True, None, "x"],
+    }
 
 
 @pytest.mark.parametrize("depth", [MAX_DEPTH - 1, MAX_DEPTH])
@@ -69,11 +76,17 @@ DIGEST = "sha256:" + hashlib.sha256(b'{"closure":{"state":"unsealed"},"python":{
 
 
 def _results(**members: object) -> bytes:
-    value: dict[str, object] = {
-        "inputSha256": "a" * 64, "inputSha256Pinned": True, "result": {"cases": []}, "gateAssessment": {"gates": []},
-        "evaluator": {"measured": MEASURED, "asserted": {"imageDigest": "sha256:" + "c" * 64, "baseImage": None},
-                      "identityDigest": DIGEST},
-    }  # fmt: skip
+    value: dict[str, Any] = {
+        "inputSha256": "a" * 64,
+        "inputSha256Pinned": True,
+        "result": {"cases": []},
+        "gateAssessment": {"gates": []},
+        "evaluator": {
+            "measured": MEASURED,
+            "asserted": {"imageDigest": "sha256:" + "c" * 64, "baseImage": None},
+            "identityDigest": DIGEST,
+        },
+    }
     value.update(members)
     return json.dumps(value).encode()
 
@@ -89,8 +102,14 @@ def test_load_results_gives_the_checked_members_as_named_fields() -> None:
     assert recorded.evaluator.identity_digest == DIGEST
     assert recorded.evaluator.asserted_value("imageDigest") == "sha256:" + "c" * 64
     assert recorded.evaluator.asserted_value("baseImage") is None
-    assert list(recorded.raw) == ["inputSha256", "inputSha256Pinned", "result", "gateAssessment", "evaluator",
-                                  "inputGzipSha256"]  # fmt: skip
+    assert list(recorded.raw) == [
+        "inputSha256",
+        "inputSha256Pinned",
+        "result",
+        "gateAssessment",
+        "evaluator",
+        "inputGzipSha256",
+    ]
     assert recorded.evaluator.raw is recorded.raw["evaluator"]
     assert load_results(_results(), "r").input_gzip_sha256 is None
 
@@ -108,7 +127,9 @@ def test_load_identity_gives_the_identity_as_named_fields() -> None:
     identity = load_identity(json.dumps({"measured": MEASURED, "identityDigest": DIGEST}).encode(), "b/identity.json")
     assert (identity.measured, identity.identity_digest, identity.asserted) == (MEASURED, DIGEST, None)
     assert list(identity.raw) == ["measured", "identityDigest"]
-    with pytest.raises(IntegrityError, match=r"^b/identity\.json: /identityDigest sha256:0 is not the canonical digest "):
+    with pytest.raises(
+        IntegrityError, match=r"^b/identity\.json: /identityDigest sha256:0 is not the canonical digest "
+    ):
         load_identity(json.dumps({"measured": MEASURED, "identityDigest": "sha256:0"}).encode(), "b/identity.json")
     with pytest.raises(IntegrityError, match=r"^b/identity\.json: /measured is a string, not an object$"):
         load_identity(b'{"measured": "x", "identityDigest": "sha256:0"}', "b/identity.json")
@@ -117,5 +138,7 @@ def test_load_identity_gives_the_identity_as_named_fields() -> None:
 def test_check_input_hashes_reads_the_model() -> None:
     recorded = load_results(_results(), "r")
     check_input_hashes(recorded, "r", "in.json", "a" * 64, None)
-    with pytest.raises(IntegrityError, match=r"^r: has no inputGzipSha256, but in\.json\.gz is a \.gz file \(SHA-256 b"):
+    with pytest.raises(
+        IntegrityError, match=r"^r: has no inputGzipSha256, but in\.json\.gz is a \.gz file \(SHA-256 b"
+    ):
         check_input_hashes(recorded, "r", "in.json.gz", "a" * 64, "b" * 64)

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Check a sealed environment against its closure manifest from OUTSIDE the evaluator
-# (README "What the identity proves"): awk reads ablation/CLOSURE.json, coreutils'
-# sha256sum hashes every file of every layer; no Python runs, so an edit written to hide
-# itself from the in-process check (it restores the file while the evaluator runs and
-# writes it back afterwards) is seen here between runs.
+# (docs/explanation/threat-model.md): awk reads ablation/CLOSURE.json, coreutils' sha256sum
+# hashes every file of every layer, find lists every folder; no Python runs, so an edit written
+# to hide itself from the in-process check (it restores the file while the evaluator runs and
+# writes it back afterwards, or removes itself from sys.modules) is seen here between runs.
 #
 #   tools/closure-check.sh [ENV]      ENV: the sealed environment (default .venv; /opt/ablation in the image)
 #   STDLIB=<folder>                   the standard library folder, when it is not <home>/../lib/pythonX.Y
 #
 # Checks: every hashed file of the four layers; the console script and pyvenv.cfg with the
-# install folder replaced by {prefix}; no file in site-packages and none at the top of the
-# standard library folder that the manifest does not list. Exit 0 when all hold, 1 otherwise
-# (one line per problem), 2 for usage.
+# install folder replaced by {prefix}; the whole trees of site-packages, the standard library
+# and the environment's folder: no file or folder the manifest does not list (its layers and
+# its "trees"), and in the standard library none missing; no path of the manifest's "absent"
+# list (python311.zip) exists. Exit 0 when all hold, 1 otherwise (one line per problem), 2 for usage.
 set -euo pipefail
 export LC_ALL=C
 env_dir=${1:-.venv}
@@ -44,11 +45,26 @@ awk -v site="$site" -v stdlib="$STDLIB" -v out="$work" '
     if (path ~ /\\/) { print "closure-check: " layer ": an escaped file name, check it by hand: " path > (out "/escaped"); next }
     root = (layer == "package" || layer == "dependencies") ? site "/" : (layer == "stdlib" ? stdlib "/" : "/")
     if (layer == "package" || layer == "dependencies") print path > (out "/site-listed")
-    if (layer == "stdlib" && path !~ /\//) print path > (out "/stdlib-top-listed")
+    if (layer == "stdlib") print path > (out "/stdlib-listed")
     if (sha != "null") print sha "  " root path > (out "/sums")
   }
+  /^ "trees": \[$/ { intree = 1; next }
+  intree && /^ \]/ { intree = 0; next }
+  intree {
+    line = $0
+    sub(/^  \["/, "", line); sub(/"\],?$/, "", line)
+    n = split(line, f, "\", \"")
+    if (line ~ /\\/) { print "closure-check: trees: an escaped file name, check it by hand: " line > (out "/escaped"); next }
+    print f[2] > (out "/tree-" f[1]); if (f[3] == "skip") print f[2] > (out "/skip-" f[1])
+    next
+  }
+  /^ "absent": / {
+    line = $0; sub(/^ "absent": \[/, "", line); sub(/\],?$/, "", line)
+    n = split(line, entries, ", ")
+    for (i = 1; i <= n; i++) { gsub(/"/, "", entries[i]); if (entries[i] != "") print "/" entries[i] > (out "/absent") }
+  }
   /^ "local": / {
-    line = $0; sub(/^ "local": \[\[?/, "", line); sub(/\]\]?$/, "", line)
+    line = $0; sub(/^ "local": \[\[?/, "", line); sub(/,$/, "", line); sub(/\]\]?$/, "", line)
     n = split(line, entries, /\], \[/)
     for (i = 1; i <= n; i++) { split(entries[i], f, "\", \""); gsub(/"/, "", f[1]); gsub(/"/, "", f[3]); print f[3] "  " f[1] > (out "/local") }
   }
@@ -74,13 +90,33 @@ if [ -f "$work/local" ]; then
   done <"$work/local"
 fi
 
-# 3. Nothing unlisted in site-packages, nor at the top of the standard library folder.
-(cd "$site" && find . ! -type d | sed 's|^\./||' | grep -vx 'ablation/CLOSURE.json' | sort) >"$work/site-present"
-sort -u "$work/site-listed" >"$work/site-listed.sorted"
-comm -23 "$work/site-present" "$work/site-listed.sorted" | sed 's|^|closure-check: site-packages/|; s|$| is not in the manifest|' >"$work/extra"
-(cd "$STDLIB" && find . -mindepth 1 -maxdepth 1 ! -type d | sed 's|^\./||' | sort) >"$work/stdlib-present"
-sort -u "$work/stdlib-top-listed" >"$work/stdlib-listed.sorted"
-comm -23 "$work/stdlib-present" "$work/stdlib-listed.sorted" | sed "s|^|closure-check: $STDLIB/|; s|\$| is not in the manifest|" >>"$work/extra"
+# 3. The whole trees: every entry below site-packages, the standard library and the environment's
+#    folder is a layer file or a "trees" entry; folders marked "skip" are listed but not entered.
+tree_check() {  # <root name> <folder> <listed files> <report missing: 0|1> [<how lines name the folder>]
+  local name=$1 folder=$2 listed=$3 missing=$4 shown=${5:-$2} prune=() entry
+  touch "$work/tree-$name" "$work/skip-$name"
+  while IFS= read -r entry; do prune+=(-path "./$entry" -prune -o); done <"$work/skip-$name"
+  (cd "$folder" && find . -mindepth 1 "${prune[@]}" -print | sed 's|^\./||'; cat "$work/skip-$name") | sort -u >"$work/present-$name"
+  sort -u "$listed" "$work/tree-$name" >"$work/expected-$name"
+  comm -23 "$work/present-$name" "$work/expected-$name" | sed "s|^|closure-check: $shown/|; s|\$| is not in the manifest|" >>"$work/extra"
+  if [ "$missing" = 1 ]; then
+    comm -13 "$work/present-$name" "$work/expected-$name" | sed "s|^|closure-check: $shown/|; s|\$| is missing|" >>"$work/extra"
+  fi
+}
+: >"$work/extra"
+{ cat "$work/site-listed"; echo ablation/CLOSURE.json; } >"$work/site-files"
+tree_check site "$site" "$work/site-files" 0 site-packages
+touch "$work/stdlib-listed"
+tree_check stdlib "$STDLIB" "$work/stdlib-listed" 1
+if [ -s "$work/tree-prefix" ]; then
+  cut -d' ' -f3- "$work/local" >"$work/prefix-files"
+  tree_check prefix "$env_dir" "$work/prefix-files" 0
+fi
+if [ -f "$work/absent" ]; then
+  while IFS= read -r entry; do
+    if [ -e "$entry" ] || [ -L "$entry" ]; then echo "closure-check: $entry exists, and was absent when the environment was sealed" >>"$work/extra"; fi
+  done <"$work/absent"
+fi
 if [ -s "$work/extra" ]; then cat "$work/extra"; problems=1; fi
 
 if [ "$problems" = 0 ]; then

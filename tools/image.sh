@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Reproducible base and image builds for ablation (PRODUCT.md "Sealed environment",
-# "Reproducible image"; README.md "Container image"). Called by the Makefile:
+# "Reproducible image"; docs/explanation/image.md). Called by the Makefile:
 #
-#   tools/image.sh base         mmdebstrap tarball + base image (network: the Debian mirror)
+#   tools/image.sh base         mmdebstrap tarball + base image (network: DEBIAN_MIRROR, or mmdebstrap's default)
 #   tools/image.sh base-import  base image from a kept tarball (BASE_TARBALL=...; offline)
 #   tools/image.sh image        stage build/image-context/, buildah bud, docker load; prints the ID
 #   tools/image.sh check ID     rebuild from the working tree; exit 0 when the ID matches, 3 when not
@@ -26,7 +26,7 @@ die() { echo "tools/image.sh: $*" >&2; exit "${2:-1}"; }
 BASE_IMAGE=${BASE_IMAGE:-ablation-base:bookworm}
 IMAGE=${IMAGE:-ablation:latest}
 SUITE=${SUITE:-bookworm}
-DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-}  # empty: no mirror argument, mmdebstrap's own default for the suite
 BASE_DIR=${BASE_DIR:-build/base}
 WHEELHOUSE=${WHEELHOUSE:-build/wheelhouse}
 TOOL_PYTHON=${TOOL_PYTHON:-.venv-dev/bin/python}
@@ -72,7 +72,12 @@ cmd_base() {
   need buildah buildah
   [ "$(id -u)" = 0 ] || die "make base-image runs mmdebstrap --mode=root: run it as root"
   mkdir -p "$BASE_DIR"
-  local tar="$BASE_DIR/$SUITE.tar" tmp="$BASE_DIR/.$SUITE.tar.partial"
+  local tar="$BASE_DIR/$SUITE.tar" tmp="$BASE_DIR/.$SUITE.tar.partial" mirrors=()
+  # The mirror is the caller's (DEBIAN_MIRROR: a URL, a "deb ..." line or a sources file such as
+  # /etc/apt/sources.list.d/debian.sources); without one, mmdebstrap uses its own default for the
+  # suite (for a stable release, with its -updates and -security suites). The tarball's
+  # /etc/apt/sources.list (or sources.list.d/, for a sources file) records which.
+  [ -z "$DEBIAN_MIRROR" ] || mirrors=("$DEBIAN_MIRROR")
   # --variant=minbase: essential packages and apt; the shadow file's last-change
   # field is emptied (no build day); the host's resolv.conf and hostname, which
   # mmdebstrap copies in, are removed; logs, apt lists and caches are removed by
@@ -84,7 +89,7 @@ cmd_base() {
     --customize-hook='sed -i -E "s/^([^:]*:[^:]*):[0-9]*:/\1::/" "$1/etc/shadow"' \
     --customize-hook='for d in /usr/lib/python3.11 /usr/lib/python3/dist-packages; do if [ -d "$1$d" ]; then chroot "$1" python3 -I -m compileall -q -f -j 1 --invalidation-mode unchecked-hash "$d" >/dev/null; fi; done' \
     --customize-hook='rm -f "$1"/etc/resolv.conf "$1"/etc/hostname "$1"/etc/shadow- "$1"/etc/gshadow- "$1"/etc/passwd- "$1"/etc/group- "$1"/var/cache/ldconfig/aux-cache' \
-    "$SUITE" "$tmp" "$DEBIAN_MIRROR"
+    "$SUITE" "$tmp" "${mirrors[@]}"
   mv "$tmp" "$tar"
   echo "$EPOCH" >"$tar.source-date-epoch"
   sha256sum "$tar" | sed "s#  .*#  $SUITE.tar#" >"$tar.sha256"
@@ -111,6 +116,9 @@ stage_context() {  # <context dir>
   cp "$WHEELHOUSE"/*.whl "$ctx/wheelhouse/"
   cp "$IMAGE_LOCK" "$ctx/requirements.lock"
   cp tools/seal.py "$ctx/seal.py"
+  # The source tree sealing compares the installed package with (the image has no git):
+  # HEAD's commit and its ablation/ tree; empty when this is no git checkout (then null).
+  source_tree >"$ctx/source-tree"
   # The ablation wheel, from the working tree's package (no __pycache__), built
   # with SOURCE_DATE_EPOCH so its zip dates are fixed.
   src=$(mktemp -d "${TMPDIR:-/tmp}/ablation-wheel-src.XXXXXX")
@@ -122,10 +130,32 @@ stage_context() {  # <context dir>
   chmod -R u=rwX,go=rX "$ctx"
 }
 
+# git, read-only, on this checkout only: no system or user configuration, no optional locks
+# (a status never rewrites the index), no repository above this folder (as ablation-prepare reads).
+GIT=$(command -v git || true)
+git_read() {
+  [ -n "$GIT" ] || return 127
+  env -i PATH=/usr/bin:/bin LC_ALL=C.UTF-8 TZ=UTC GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null \
+    GIT_OPTIONAL_LOCKS=0 GIT_TERMINAL_PROMPT=0 GIT_ATTR_NOSYSTEM=1 GIT_NO_REPLACE_OBJECTS=1 \
+    GIT_CEILING_DIRECTORIES="$(dirname "$PWD")" \
+    "$GIT" -c core.fsmonitor=false -c core.untrackedCache=false "$@" </dev/null
+}
+
+# For tools/seal.py --source-tree (ablation/closure/source.py): HEAD's commit id on one line, then
+# `ls-tree -r -z` of its ablation/ folder. Nothing when git is missing or this folder is not the
+# top of a checkout with a commit: the image then records the source revision as null.
+source_tree() {
+  local cdup commit
+  cdup=$(git_read rev-parse --show-cdup 2>/dev/null) && [ -z "$cdup" ] || return 0
+  commit=$(git_read rev-parse --verify --quiet 'HEAD^{commit}') || return 0
+  printf '%s\n' "$commit"
+  git_read ls-tree -r -z --full-tree "$commit" -- ablation
+}
+
 revision() {  # the commit, marked -dirty when the image's inputs differ from it
   local rev
-  rev=$(git rev-parse HEAD 2>/dev/null) || { echo unknown; return; }
-  if [ -n "$(git status --porcelain -- ablation pyproject.toml requirements.lock tools/seal.py tools/image.sh Dockerfile)" ]; then
+  rev=$(git_read rev-parse --verify --quiet 'HEAD^{commit}' 2>/dev/null) || { echo unknown; return; }
+  if [ -n "$(git_read status --porcelain -- ablation pyproject.toml requirements.lock tools/seal.py tools/image.sh Dockerfile)" ]; then
     rev="$rev-dirty"
   fi
   echo "$rev"

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 EPOCH_LABEL = "io.ablation.source-date-epoch"
 SHADOW = "etc/shadow"
@@ -50,7 +51,7 @@ class Image:
     ``layers`` holds, per layer in order, ``{path: Entry}``.
     """
 
-    config: dict
+    config: dict[str, Any]
     layers: list[dict[str, Entry]]
 
 
@@ -110,6 +111,14 @@ def _entries(layer: tarfile.TarFile) -> dict[str, Entry]:
     return entries
 
 
+def _member(tar: tarfile.TarFile, name: str) -> bytes:
+    """The bytes of a regular file of the archive; ``KeyError`` when it is absent or not a regular file."""
+    handle = tar.extractfile(name)
+    if handle is None:
+        raise KeyError(f"{name} is not a regular file")
+    return handle.read()
+
+
 def load(path: Path) -> Image:
     """Read a docker-archive at ``path``.
 
@@ -118,8 +127,8 @@ def load(path: Path) -> Image:
     """
     try:
         with tarfile.open(path) as outer:
-            manifest = json.loads(outer.extractfile("manifest.json").read())[0]  # type: ignore[union-attr]  # None (not a regular file) raises AttributeError, handled below
-            config = json.loads(outer.extractfile(manifest["Config"]).read())  # type: ignore[union-attr]  # None (not a regular file) raises AttributeError, handled below
+            manifest = json.loads(_member(outer, "manifest.json"))[0]
+            config = json.loads(_member(outer, manifest["Config"]))
             layers = []
             for name in manifest["Layers"]:
                 with tarfile.open(fileobj=outer.extractfile(name)) as layer:
@@ -173,7 +182,7 @@ def date_findings(image: Image, epoch: int) -> list[str]:
     return findings
 
 
-def _differences(expected: dict, rebuilt: dict, fields: tuple[str, ...]) -> Iterator[str]:
+def _differences(expected: dict[str, Any], rebuilt: dict[str, Any], fields: tuple[str, ...]) -> Iterator[str]:
     for field in fields:
         if expected.get(field) != rebuilt.get(field):
             yield field

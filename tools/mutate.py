@@ -18,10 +18,11 @@ line and mutation, and the equivalent mutants listed in
 Score = killed / (mutants - equivalent), where "killed" counts mutants that a
 test failed on or that timed out; mutants no test reaches count as survivors.
 
-Tests left out of the runs: ``tests/property`` (hypothesis, slow per mutant),
-and the tests that run ``python -m ablation`` in a subprocess or read files
-outside the package (archive, identity, lock, rule coverage), which cannot see
-mutmut's in-process mutants.
+Tests left out of the runs (:data:`IGNORED_TESTS`): ``tests/property``
+(hypothesis, slow per mutant), and the tests that run ``python -m ablation``
+in a subprocess or read files outside the package (the scripts, the Makefile,
+the docs, the identity and sealed closure, archive, limits, rule coverage),
+which cannot see mutmut's in-process mutants.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "build" / "mutation"
@@ -52,6 +54,7 @@ MODULES = (
     "ablation/gates.py",
     "ablation/result.py",
     "ablation/pipeline.py",
+    "ablation/gzipfile.py",
     "ablation/contracts/base.py",
     "ablation/contracts/staleness.py",
     "ablation/contracts/preparation.py",
@@ -71,17 +74,32 @@ MODULES = (
     "ablation/strictjson/written.py",
 )
 COPIED = (
-    "ablation", "tests", "examples", "benchmarks", "tools", "pyproject.toml",
-    "requirements.in", "requirements.lock", "requirements-dev.in", "requirements-dev.lock", "Makefile",
-)  # fmt: skip
-# Tests that run the CLI in another process, read repository files that are not copied (README,
-# Makefile targets, nix/) or build environments: in-process mutants are invisible to them.
+    "ablation",
+    "tests",
+    "examples",
+    "benchmarks",
+    "tools",
+    "pyproject.toml",
+    "requirements.in",
+    "requirements.lock",
+    "requirements-dev.in",
+    "requirements-dev.lock",
+    "Makefile",
+)
+# Tests that run the CLI in another process, read repository files that are not copied (the docs,
+# Makefile targets, nix/) or build environments: in-process mutants are invisible to them. tests/prepare
+# spawns stand-in owners and holds no SPEC rule: left out to keep a module's run within the hour.
 IGNORED_TESTS = (
-    "tests/property", "tests/test_rule_coverage.py", "tests/test_archive.py", "tests/test_identity.py",
-    "tests/test_lock.py", "tests/test_closure_sealed.py", "tests/test_helpdoc.py", "tests/test_imageinspect.py",
-    "tests/test_limits.py", "tests/test_makefile_image.py", "tests/test_makefile_operator.py",
-    "tests/test_nixlock.py", "tests/test_weakenings_apply.py",
-)  # fmt: skip
+    "tests/property",
+    "tests/tools",
+    "tests/make",
+    "tests/docs",
+    "tests/closure",
+    "tests/prepare",
+    "tests/rules/test_rule_coverage.py",
+    "tests/bundle/test_archive.py",
+    "tests/cli/test_limits.py",
+)
 KILLED = {1, 3, 36, 24, -24, 152, 255}  # failed test, pytest internal error, timeouts
 SURVIVED = {0, 5, 33}  # tests passed, or no test reached the mutant
 
@@ -181,8 +199,13 @@ def describe(
             counter += 1
     if line is not None and removed and lines[line - 1] != removed[0]:
         line = None  # the function moved since the run: better no line than a wrong one
-    return {"name": name, "function": func, "line": line, "from": "\n".join(s.strip() for s in removed),
-            "to": "\n".join(s.strip() for s in added)}  # fmt: skip
+    return {
+        "name": name,
+        "function": func,
+        "line": line,
+        "from": "\n".join(s.strip() for s in removed),
+        "to": "\n".join(s.strip() for s in added),
+    }
 
 
 def load_equivalent() -> list[dict[str, str]]:
@@ -201,7 +224,7 @@ def _is_equivalent(module: str, mutant: dict[str, object], equivalent: list[dict
     return None
 
 
-def measure(module: str) -> dict[str, object]:
+def measure(module: str) -> dict[str, Any]:
     """Run mutmut over one module and store its result."""
     work = prepare(module)
     log = work / "mutmut.log"
@@ -216,8 +239,11 @@ def measure(module: str) -> dict[str, object]:
         raise SystemExit(f"mutate: no mutant of {module} was run (exit {code}); see {log}\n{tail}")
     source = (ROOT / module).read_text(encoding="utf-8")
     spans, lines = _function_spans(source), source.splitlines()
-    survivors = [describe(work, n, module, spans, lines) | {"status": "no tests" if c in (5, 33) else "survived"}
-                 for n, c in sorted(codes.items()) if c in SURVIVED]  # fmt: skip
+    survivors = [
+        describe(work, n, module, spans, lines) | {"status": "no tests" if c in (5, 33) else "survived"}
+        for n, c in sorted(codes.items())
+        if c in SURVIVED
+    ]
     other = {n: c for n, c in codes.items() if c not in KILLED and c not in SURVIVED}
     result = {
         "module": module,
@@ -244,7 +270,8 @@ def report() -> str:
             rows.append(f"| {module} | not measured | | | | |")
             continue
         r = json.loads(path.read_text(encoding="utf-8"))
-        live, equiv = [], []
+        live: list[tuple[dict[str, Any], str | None]] = []
+        equiv: list[tuple[dict[str, Any], str | None]] = []
         for s in r["survivors"]:
             reason = _is_equivalent(module, s, equivalent)
             (equiv if reason else live).append((s, reason))
@@ -254,8 +281,11 @@ def report() -> str:
         totals[1] += counted
         totals[2] += len(equiv)
         unresolved = len(r["unresolved"])
-        rows.append(f"| {module} | {r['mutants']} | {r['killed']} | {len(live)} | {len(equiv)} | {score:.1f} %"
-                    + (f" ({unresolved} not run)" if unresolved else "") + " |")  # fmt: skip
+        rows.append(
+            f"| {module} | {r['mutants']} | {r['killed']} | {len(live)} | {len(equiv)} | {score:.1f} %"
+            + (f" ({unresolved} not run)" if unresolved else "")
+            + " |"
+        )
         if live:
             sections.append(f"\n### {module}: {len(live)} survivors\n")
             for s, _ in live:
@@ -264,24 +294,26 @@ def report() -> str:
         for s, reason in equiv:
             equiv_rows.append(f"- {module}:{s['line']} `{s['function']}`: `{s['from']}` → `{s['to']}`. {reason}")
     score = 100.0 * totals[0] / totals[1] if totals[1] else 0.0
-    return "\n".join([
-        "# Mutation testing report (mutmut, tools/mutate.py)",
-        "",
-        "Score = killed / (mutants − equivalent). Killed includes timeouts; mutants no test reaches are survivors.",
-        "",
-        "| module | mutants | killed | survived | equivalent | score |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-        *rows,
-        f"| **measured modules** | | {totals[0]} | | {totals[2]} | **{score:.1f} %** |",
-        "",
-        "## Survivors (file:line, function, mutation)",
-        *(sections or ["", "none"]),
-        "",
-        "## Equivalent mutants (excluded from the score; why no input can tell them apart)",
-        "",
-        *(equiv_rows or ["none"]),
-        "",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            "# Mutation testing report (mutmut, tools/mutate.py)",
+            "",
+            "Score = killed / (mutants − equivalent). Killed includes timeouts; mutants no test reaches are survivors.",
+            "",
+            "| module | mutants | killed | survived | equivalent | score |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+            *rows,
+            f"| **measured modules** | | {totals[0]} | | {totals[2]} | **{score:.1f} %** |",
+            "",
+            "## Survivors (file:line, function, mutation)",
+            *(sections or ["", "none"]),
+            "",
+            "## Equivalent mutants (excluded from the score; why no input can tell them apart)",
+            "",
+            *(equiv_rows or ["none"]),
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -304,8 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         for module in modules:
             print(f"mutate: {module} ...", file=sys.stderr, flush=True)
             r = measure(module)
-            print(f"mutate: {module}: {r['killed']}/{r['mutants']} killed, {len(r['survivors'])} survivors",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            print(
+                f"mutate: {module}: {r['killed']}/{r['mutants']} killed, {len(r['survivors'])} survivors",
+                file=sys.stderr,
+                flush=True,
+            )
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "report.md").write_text(report(), encoding="utf-8")
     print(f"mutate: report written to {(OUT / 'report.md').relative_to(ROOT)}", file=sys.stderr)

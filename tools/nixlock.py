@@ -4,7 +4,7 @@
 Usage::
 
     python tools/nixlock.py            # regenerate (needs the package index: pip download)
-    python tools/nixlock.py --check    # offline: the file matches the lock (tests/test_nixlock.py)
+    python tools/nixlock.py --check    # offline: the file matches the lock (tests/tools/test_nixlock.py)
 
 The generated file lists, per Nix system, one wheel for CPython 3.11 for each
 pin of the lock: the lock's name, the wheel's distribution name (``pname``),

@@ -1,9 +1,12 @@
 """Ed25519 keys and signatures over ``SHA256SUMS`` (PRODUCT.md "Evidence bundle"; issue 11).
 
 A signature proves only as much as the public key's origin: the key is named
-by its fingerprint, the SHA-256 of its DER SubjectPublicKeyInfo (what
-``openssl pkey -pubin -outform DER | sha256sum`` prints), to be compared with
-one from a trusted source. Weak keys are refused when loaded: a public key
+by its fingerprint, ``sha256:`` and the SHA-256 of its DER
+SubjectPublicKeyInfo (the 44 bytes ``302a300506032b6570032100`` + the raw
+32-byte key; what ``openssl pkey -pubin -in k.pub -outform DER | sha256sum``
+prints), to be compared with one from a trusted source: ``keygen`` prints it,
+``archive --sign-key`` reports it, and ``verify-archive``/``notes``
+``--expect-key`` refuse any other key (issue 22 item 3). Weak keys are refused when loaded: a public key
 that is a small-order point (any of the eight, whatever its encoding) or is
 non-canonically encoded verifies forged signatures (identity point, R = that
 point, S = 0) and so proves nothing. Signatures with S ≥ L are refused too.
@@ -19,11 +22,12 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ablation.canonical import sha256_hex
-from ablation.errors import OutputRefused, UsageError
+from ablation.errors import IntegrityError, OutputRefused, UsageError
 from ablation.output import read_file, refuse_existing, write_exclusive
 
 __all__ = [
     "SIGNATURE_BYTES",
+    "expected_public_key",
     "fingerprint",
     "keygen",
     "load_private_key",
@@ -72,8 +76,14 @@ def _raw(key: Ed25519PublicKey) -> bytes:
     return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
 
 
-def fingerprint(key: Ed25519PublicKey) -> str:
-    """``sha256:<hex>`` of the key's DER SubjectPublicKeyInfo."""
+def fingerprint(key: Ed25519PublicKey | Ed25519PrivateKey) -> str:
+    """``sha256:<hex>`` of the (public) key's DER SubjectPublicKeyInfo: 12 fixed bytes, then the raw 32.
+
+    >>> fingerprint(Ed25519PublicKey.from_public_bytes(bytes(range(32))))
+    'sha256:9408457aefd071cec127c1f98539930861ad1ba94c940db975c972c09fc68b68'
+    """
+    if isinstance(key, Ed25519PrivateKey):
+        key = key.public_key()
     der = key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     return "sha256:" + sha256_hex(der)
 
@@ -123,6 +133,33 @@ def load_public_key(path: str) -> Ed25519PublicKey:
     return key
 
 
+def expected_public_key(path: str | None, expected: str | None) -> Ed25519PublicKey | None:
+    """The public key of ``--public-key``, once its fingerprint is ``--expect-key`` (when that is given).
+
+    Args:
+        path: the PEM public key file, or ``None``.
+        expected: ``sha256:<64 hex>`` (:func:`fingerprint`), or ``None``.
+
+    Raises:
+        UsageError: ``expected`` without ``path``; the key file as :func:`load_public_key` refuses it (exit 2).
+        IntegrityError: the key's fingerprint is not ``expected`` (exit 3).
+    """
+    if path is None:
+        if expected is not None:
+            msg = "--expect-key names the key that must have signed: give that key with --public-key too"
+            raise UsageError(msg)
+        return None
+    key = load_public_key(path)
+    found = fingerprint(key)
+    if expected is not None and found != expected:
+        msg = (
+            f"public key {path!r}: fingerprint {found} is not the expected {expected} (--expect-key); "
+            "it is not the key you trust, and a signature by it proves nothing"
+        )
+        raise IntegrityError(msg)
+    return key
+
+
 def verifies(key: Ed25519PublicKey, signature: bytes, message: bytes) -> bool:
     """Whether ``signature`` is a canonical, valid Ed25519 signature of ``message`` by ``key``."""
     if signature_problem(signature) is not None:
@@ -134,8 +171,8 @@ def verifies(key: Ed25519PublicKey, signature: bytes, message: bytes) -> bool:
     return True
 
 
-def keygen(private_key_path: str, public_key_path: str) -> list[str]:
-    """Make an Ed25519 key pair for signing bundles; the durability warnings of the two writes.
+def keygen(private_key_path: str, public_key_path: str) -> tuple[str, list[str]]:
+    """Make an Ed25519 key pair for signing bundles; its :func:`fingerprint` and the durability warnings of the writes.
 
     The private key is PEM PKCS#8 without encryption (mode 0600); the public
     key is PEM SubjectPublicKeyInfo.
@@ -162,4 +199,4 @@ def keygen(private_key_path: str, public_key_path: str) -> list[str]:
     except OutputRefused:
         Path(private_key_path).unlink(missing_ok=True)
         raise
-    return [warning for warning in warnings if warning is not None]
+    return fingerprint(key), [warning for warning in warnings if warning is not None]

@@ -5,7 +5,7 @@ Both commands need the input's parsed value twice: for the evidence files
 evaluation. The strict parse is a pure function of the bytes, so one parse
 serves both; the evaluation drops it once the input is validated, so it and
 the evaluation's structures are never in memory together beyond what ``run``
-holds. README "Evidence bundle".
+holds. docs/reference/evidence-bundle.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""The strict bundle reader: only the format ``archive`` writes, streamed, never extracted to disk.
+"""The strict bundle reader: only the tar ``archive`` writes, streamed, never extracted to disk.
+
+The gzip framing around it may be any well-formed RFC 1952 one
+(:mod:`ablation.bundle.gzipstream`: a re-compressed bundle is read and said to
+be one); the tar may not: a refusal of its form is a
+:class:`~ablation.bundle.repacked.RepackedTar` ("re-packed"), and
+:func:`read_bundle_file` then says which files still match ``SHA256SUMS``.
 
 Every header must be byte-for-byte what the writer produces for its name, size
 and type (:func:`ablation.bundle.tarformat.header_bytes`): GNU headers of types
@@ -9,7 +15,7 @@ base-256 numbers, links and devices are refused at their header, before their
 data is read. Members come sorted by UTF-8 name, the top folder first and
 ``SHA256SUMS`` next, so each file is checked against its listed SHA-256 as it
 streams; only the members verification needs are kept in memory
-(:data:`KEPT`, and the one ``input/`` file). Issue 11; README "Evidence bundle".
+(:data:`KEPT`, and the one ``input/`` file). Issue 11; docs/reference/evidence-bundle.md.
 """
 
 from __future__ import annotations
@@ -21,9 +27,11 @@ from typing import BinaryIO
 from ablation.bundle.gzipstream import CHUNK, Inflater
 from ablation.bundle.keys import SIGNATURE_BYTES
 from ablation.bundle.layout import INDEX, MAX_MEMBER_BYTES, MAX_TOTAL_BYTES, SIGNATURE, SUMS, TOP_RE, shown, utf8_key
+from ablation.bundle.repacked import REPACKED, RepackedTar, repacked_listing
 from ablation.bundle.sums import parse_sums
 from ablation.bundle.tarformat import BLOCK, MAX_MTIME, end_bytes, header_bytes, padding
-from ablation.errors import IntegrityError, UsageError
+from ablation.errors import IntegrityError
+from ablation.files import open_regular
 
 __all__ = ["KEPT", "BundleContents", "read_bundle", "read_bundle_file"]
 
@@ -59,6 +67,8 @@ class BundleContents:
         folders: folder entries by path below ``top`` (the top folder itself excluded).
         listed: ``SHA256SUMS`` as ``{path: hex}``.
         bundle_sha256: hex SHA-256 of the bundle file.
+        framing: how its gzip framing differs from the canonical one (re-compressed), ``None`` when it does not
+            (:attr:`ablation.bundle.gzipstream.Inflater.framing`).
     """
 
     top: str
@@ -67,6 +77,7 @@ class BundleContents:
     folders: frozenset[str]
     listed: dict[str, str]
     bundle_sha256: str
+    framing: str | None = None
 
     @property
     def sums_sha256(self) -> str:
@@ -94,11 +105,16 @@ def _refuse(message: str) -> IntegrityError:
     return IntegrityError(message)
 
 
+def _repacked(message: str) -> RepackedTar:
+    """A refusal of the tar's form (not of its content): archive never writes such a tar."""
+    return RepackedTar(message)
+
+
 def _long_name(stream: Inflater, block: bytes) -> tuple[bytes, bytes]:
     """A GNU ``L`` record's name (without its NUL) and the record's bytes; bounded before reading."""
     size = _octal(block[124:136])
     if size is None or not 1 <= size <= MAX_LONG_NAME:
-        raise _refuse(
+        raise _repacked(
             f"bundle: a GNU long-name record at byte {stream.position - BLOCK} declares "
             f"{'a non-octal size' if size is None else f'{size} bytes'}; archive writes at most "
             f"{MAX_LONG_NAME}"
@@ -122,24 +138,24 @@ def _next_header(stream: Inflater) -> _Header | None:
         raw_name, prefix = _long_name(stream, block)
         block = stream.read(BLOCK)
         if len(block) < BLOCK or block == _ZERO_BLOCK:
-            raise _refuse(f"bundle: a GNU long-name record at byte {at} is not followed by the header it names")
+            raise _repacked(f"bundle: a GNU long-name record at byte {at} is not followed by the header it names")
     if block[257:265] not in (_MAGIC, _POSIX_MAGIC):
-        raise _refuse(f"bundle: the {BLOCK} bytes at byte {stream.position - BLOCK} are not a GNU tar header")
+        raise _repacked(f"bundle: the {BLOCK} bytes at byte {stream.position - BLOCK} are not a GNU tar header")
     name = raw_name.decode("utf-8", "replace")
     kind = block[156:157]
     if kind not in (b"0", b"5"):
         what = _TYPE_NAMES.get(kind, f"a member of tar type {kind!r}")
-        raise _refuse(f"{shown(name)}: {what}; only regular files and folders are allowed")
+        raise _repacked(f"{shown(name)}: {what}; only regular files and folders are allowed")
     if raw_name != name.encode("utf-8"):
-        raise _refuse(f"{shown(name)}: the member name is not UTF-8")
+        raise _repacked(f"{shown(name)}: the member name is not UTF-8")
     folder = kind == b"5"
     size, mtime = _octal(block[124:136]), _octal(block[136:148])
     name = name.removesuffix("/") if folder else name
     if size is None or mtime is None or mtime > MAX_MTIME:
-        raise _refuse(f"{shown(name)}: the tar header's size or mtime is not the canonical octal archive writes")
+        raise _repacked(f"{shown(name)}: the tar header's size or mtime is not the canonical octal archive writes")
     size = 0 if folder else size
     if prefix + block != header_bytes(name, size, folder=folder, mtime=mtime):
-        raise _refuse(
+        raise _repacked(
             f"{shown(name)}: the tar header is not byte-for-byte what archive writes for this name, "
             "size and type (checksum, mode, owner, padding or field encoding differ)"
         )
@@ -149,11 +165,11 @@ def _next_header(stream: Inflater) -> _Header | None:
 def _check_member_name(name: str) -> None:
     segments = name.split("/")
     if name.startswith("/"):
-        raise _refuse(f"{shown(name)}: an absolute member name")
+        raise _repacked(f"{shown(name)}: an absolute member name")
     if ".." in segments:
-        raise _refuse(f"{shown(name)}: a member name with a '..' segment")
+        raise _repacked(f"{shown(name)}: a member name with a '..' segment")
     if any(s in ("", ".") for s in segments):
-        raise _refuse(f"{shown(name)}: a member name with an empty or '.' segment")
+        raise _repacked(f"{shown(name)}: a member name with an empty or '.' segment")
 
 
 @dataclass(slots=True)
@@ -175,9 +191,9 @@ def _first(state: _State, header: _Header) -> None:
     """The top folder's entry must come first."""
     first = header.name.split("/", 1)[0]
     if not header.folder or "/" in header.name:
-        raise _refuse(f"{shown(first)}: the top folder has no folder entry (archive writes it first)")
+        raise _repacked(f"{shown(first)}: the top folder has no folder entry (archive writes it first)")
     if TOP_RE.fullmatch(first) is None:
-        raise _refuse(f"{shown(first)}: the top folder is not named ablation-bundle-<12 hex digits>")
+        raise _repacked(f"{shown(first)}: the top folder is not named ablation-bundle-<12 hex digits>")
     state.top, state.mtime, state.previous = first, header.mtime, utf8_key(first)
     state.seen.add(first)
 
@@ -186,25 +202,25 @@ def _admit(state: _State, header: _Header) -> str:
     """Check one member's place before its data is read; its path below the top folder."""
     name, top = header.name, state.top
     if name.split("/", 1)[0] != top or name == top:
-        raise _refuse(
+        raise _repacked(
             f"{shown(name)}: outside the single top folder {top}" if name != top else f"{top}: duplicate member name"
         )
     if name in state.seen:
-        raise _refuse(f"{shown(name)}: duplicate member name")
+        raise _repacked(f"{shown(name)}: duplicate member name")
     rel = name[len(top) + 1 :]
     if state.listed is None and (rel != SUMS or header.folder):
-        raise _refuse(f"{top}/{SUMS}: must follow the top folder (archive writes it first), found {shown(rel)}")
+        raise _repacked(f"{top}/{SUMS}: must follow the top folder (archive writes it first), found {shown(rel)}")
     if state.listed is not None and not header.folder and rel != SIGNATURE and rel not in state.listed:
         raise _refuse(f"{top}/{shown(rel)}: in the bundle but not listed in {SUMS}")
     if not header.folder and rel.startswith("input/") and any(p.startswith("input/") for p in state.files):
         raise _refuse(f"{top}/input/: must hold exactly one file, holds a second one, {shown(rel)}")
     if utf8_key(name) < state.previous:
-        raise _refuse(f"{shown(name)}: out of order (archive writes members sorted by UTF-8 name)")
+        raise _repacked(f"{shown(name)}: out of order (archive writes members sorted by UTF-8 name)")
     parent = rel.rpartition("/")[0]
     if parent and parent not in state.folders:
-        raise _refuse(f"{top}/{shown(parent)}: folder entry missing before {shown(rel)}")
+        raise _repacked(f"{top}/{shown(parent)}: folder entry missing before {shown(rel)}")
     if header.mtime != state.mtime:
-        raise _refuse(f"{shown(name)}: mtime {header.mtime} differs from the top folder's {state.mtime}")
+        raise _repacked(f"{shown(name)}: mtime {header.mtime} differs from the top folder's {state.mtime}")
     _check_size(state, header, rel)
     state.seen.add(name)
     state.previous = utf8_key(name)
@@ -235,7 +251,7 @@ def _read_data(stream: Inflater, state: _State, rel: str, size: int) -> None:
             parts.append(chunk)
         remaining -= len(chunk)
     if stream.read(padding(size)) != bytes(padding(size)):
-        raise _refuse(f"{where}: the padding after its data is not {padding(size)} NUL bytes")
+        raise _repacked(f"{where}: the padding after its data is not {padding(size)} NUL bytes")
     hexdigest = digest.hexdigest()
     state.digests[rel] = hexdigest
     if keep:
@@ -252,7 +268,7 @@ def _end(stream: Inflater, state: _State, at: int) -> None:
     """The end blocks: zeros up to the writer's record boundary, then the end of the tar."""
     rest = end_bytes(at) - BLOCK
     if stream.read(rest) != bytes(rest):
-        raise _refuse(f"bundle: the end of the tar archive is not the {end_bytes(at)} zero bytes archive writes")
+        raise _repacked(f"bundle: the end of the tar archive is not the {end_bytes(at)} zero bytes archive writes")
     if not state.top:
         raise _refuse("bundle: an empty tar archive")
     listed = state.listed or {}
@@ -264,13 +280,18 @@ def _end(stream: Inflater, state: _State, at: int) -> None:
     needed = {"/".join(p.split("/")[:k]) for p in needed for k in range(1, p.count("/") + 2)}
     empty = sorted(state.folders - needed, key=utf8_key)
     if empty:
-        raise _refuse(f"{state.top}/{shown(empty[0])}: a folder that holds no file")
+        raise _repacked(f"{state.top}/{shown(empty[0])}: a folder that holds no file")
 
 
 def read_bundle(handle: BinaryIO, shown_path: str) -> BundleContents:
     """Read and check a whole bundle from an open binary file, in one pass.
 
+    The gzip framing may be any well-formed RFC 1952 one (:class:`Inflater`;
+    :attr:`BundleContents.framing` says how it differs from the writer's); the
+    tar inside must be exactly the writer's.
+
     Raises:
+        RepackedTar: the tar is not the form archive writes (exit 3).
         IntegrityError: ``<member>: <what is wrong>``, or ``bundle: …`` for the framing (exit 3).
         UsageError: the file cannot be read (exit 2).
     """
@@ -299,20 +320,25 @@ def read_bundle(handle: BinaryIO, shown_path: str) -> BundleContents:
         folders=frozenset(state.folders),
         listed=state.listed or {},
         bundle_sha256=bundle_sha256,
+        framing=stream.framing,
     )
 
 
 def read_bundle_file(path: str) -> BundleContents:
-    """:func:`read_bundle` of the file at ``path``.
+    """:func:`read_bundle` of the file at ``path``; a re-packed tar is read once more to say what still matches.
 
     Raises:
-        UsageError: ``cannot read bundle '<path>': …`` (exit 2).
-        IntegrityError: as :func:`read_bundle` (exit 3).
+        UsageError: ``cannot read bundle '<path>': …``, or not a regular file (exit 2).
+        IntegrityError: as :func:`read_bundle`; for a re-packed tar
+            ``bundle: re-packed: not the tar that `archive` writes: <the first
+            difference>; read without extracting: …`` (:func:`repacked_listing`),
+            or the damage a second reading finds in the gzip stream (exit 3).
     """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        msg = f"cannot read bundle {path!r}: {exc.strerror or exc}"
-        raise UsageError(msg) from None
-    with handle:
-        return read_bundle(handle, path)
+    with open_regular(path, "bundle") as handle:
+        try:
+            return read_bundle(handle, path)
+        except RepackedTar as exc:
+            handle.seek(0)
+            listing = repacked_listing(handle, path)
+            msg = f"bundle: {REPACKED}: {exc}; {listing}"
+            raise IntegrityError(msg) from None

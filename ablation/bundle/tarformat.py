@@ -5,7 +5,7 @@ The writer (:func:`bundle_bytes`) and the strict reader
 :data:`GZIP_HEADER`, so a bundle is read back only when each header is
 byte-for-byte what the writer produces for that name, size and type.
 
-Format (README "Evidence bundle"): entries sorted by UTF-8 name, each folder
+Format (docs/reference/evidence-bundle.md): entries sorted by UTF-8 name, each folder
 before its contents; GNU tar headers (magic ``ustar  \\0``) of type ``5``
 (folder, mode 0755, size 0, name ending in ``/``) or ``0`` (file, mode 0644),
 uid/gid 0, empty owner names, every member's mtime the same (0 or

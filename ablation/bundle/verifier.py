@@ -9,41 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from ablation.bundle.bundled import BundledInput, bundled_input, fail
-from ablation.bundle.keys import fingerprint, load_public_key, verifies
+from ablation.bundle.keys import expected_public_key, fingerprint, verifies
 from ablation.bundle.layout import INDEX, SIGNATURE, SUMS, shown, top_folder, utf8_key
 from ablation.bundle.prepared import ParsedInput
 from ablation.bundle.reader import BundleContents, read_bundle_file
 from ablation.bundle.recompute import identity_differences, require_recomputed
+from ablation.bundle.report import BundleReport, SignatureStatus
 from ablation.canonical import sha256_hex
-from ablation.closure import LAYERS
 from ablation.errors import InputRejected, IntegrityError, RejectedInput
 from ablation.results_file import RecordedIdentity, RecordedResults, check_input_hashes, load_identity, load_results
 
-__all__ = ["CHECKS", "BundleReport", "verify_bundle"]
-
-SignatureStatus = Literal["verified", "unchecked", "absent"]
-
-
-def differing_layers(differences: tuple[str, ...]) -> str:
-    """Which closure layers (PRODUCT.md "evaluator") differ, as one phrase for the report.
-
-    >>> differing_layers(("/measured/closure/layers/stdlib/digest", "/measured/closure/manifestDigest"))
-    'that differ: stdlib (equal: package, dependencies, interpreter)'
-    >>> differing_layers(("/measured/closure/layers",))
-    'cannot be compared: one identity has no closure layers'
-    """
-    if any(d == "/measured/closure/layers" or d == "/measured/closure" for d in differences):
-        return "cannot be compared: one identity has no closure layers"
-    differ = [layer for layer in LAYERS if any(d.startswith(f"/measured/closure/layers/{layer}/") for d in differences)]
-    if not differ:
-        return "all equal"
-    equal = [layer for layer in LAYERS if layer not in differ]
-    return f"that differ: {', '.join(differ)}" + (f" (equal: {', '.join(equal)})" if equal else "")
+__all__ = ["CHECKS", "verify_bundle"]
 
 
 @dataclass(slots=True)
@@ -52,6 +32,7 @@ class _Verification:
 
     contents: BundleContents
     public_key: Ed25519PublicKey | None
+    expected_key: str | None = None
     signature: SignatureStatus = "absent"
     fingerprint: str | None = None
     bundled: BundledInput | None = None
@@ -76,8 +57,10 @@ class _Verification:
 
 def check_stream(v: _Verification) -> str:
     """The reader's own checks (done while streaming): format, names, sizes and ``SHA256SUMS``."""
+    framing = "the canonical framing" if v.contents.framing is None else "re-compressed, see framing below"
     return (
-        "read without extracting: one gzip member and GNU tar headers exactly as archive writes them; "
+        f"read without extracting: well-formed RFC 1952 gzip ({framing}) around GNU tar headers exactly as "
+        "archive writes them; "
         "no absolute name, '..', link, device or duplicate; one top folder; sizes within 1 GiB per member "
         f"and 4 GiB in all; {SUMS} lists exactly the {len(v.contents.listed)} files present (besides itself "
         "and the signature), and every SHA-256 matches"
@@ -93,6 +76,8 @@ def check_signature(v: _Verification) -> str | None:
     v.fingerprint = fingerprint(v.public_key)
     if SIGNATURE not in files:
         msg = f"{top}/{SIGNATURE}: missing, but a public key was given"
+        if v.expected_key is not None:
+            msg = f"{top}/{SIGNATURE}: missing: the bundle is not signed, but --expect-key {v.expected_key} was given"
         raise IntegrityError(msg)
     if not verifies(v.public_key, files[SIGNATURE], files[SUMS]):
         msg = f"{top}/{SIGNATURE}: not a valid signature over {SUMS} by public key {v.fingerprint}"
@@ -192,99 +177,6 @@ CHECKS: tuple[Callable[[_Verification], str | None], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BundleReport:
-    """What :func:`verify_bundle` checked and found in a valid bundle.
-
-    Attributes:
-        bundle: the bundle path as given.
-        bundle_sha256: hex SHA-256 of the bundle file.
-        sums_sha256: hex SHA-256 of ``SHA256SUMS``, the content digest (the
-            compressed bytes may differ where the content does not).
-        top: the top folder.
-        input_member: ``input/<name>``.
-        input_sha256: hex SHA-256 of the input's JSON bytes (decompressed for ``.gz``).
-        input_gzip_sha256: hex SHA-256 of a ``.gz`` input file, else ``None``.
-        results_sha256: hex SHA-256 of ``results.json``.
-        results_identity_digest: the ``identityDigest`` recorded in ``results.json``.
-        file_count, evidence_file_count, extra_file_count: regular files in the bundle.
-        checks: what was checked, in order.
-        recorded_identity_digest: ``identityDigest`` of ``identity.json``.
-        current_identity_digest: ``identityDigest`` of the evaluator running now.
-        identity_differences: pointers where ``identity.json`` differs from the
-            current identity (empty when equal; reported, never an error).
-        signature: ``verified``, ``unchecked`` (present, no public key) or ``absent``.
-        public_key: ``sha256:`` fingerprint (of the DER SubjectPublicKeyInfo) of the public key used.
-    """
-
-    bundle: str
-    bundle_sha256: str
-    sums_sha256: str
-    top: str
-    input_member: str
-    input_sha256: str
-    input_gzip_sha256: str | None
-    results_sha256: str
-    results_identity_digest: object
-    file_count: int
-    evidence_file_count: int
-    extra_file_count: int
-    checks: tuple[str, ...]
-    recorded_identity_digest: object
-    current_identity_digest: object
-    identity_differences: tuple[str, ...]
-    signature: SignatureStatus
-    public_key: str | None
-
-    @property
-    def identity_equal(self) -> bool:
-        """Whether ``identity.json`` equals the current evaluator identity."""
-        return not self.identity_differences
-
-    def _identity_line(self) -> str:
-        if self.identity_equal:
-            return "identity: identity.json equals the current evaluator identity"
-        listed = ", ".join(self.identity_differences[:8])
-        more = len(self.identity_differences) - 8
-        listed += f" and {more} more" if more > 0 else ""
-        return (
-            f"identity: identity.json DIFFERS from the current evaluator identity at {listed} "
-            "(reported, not an error: the result was recomputed here and matched)\n"
-            f"identity: closure layers {differing_layers(self.identity_differences)}"
-        )
-
-    def _signature_line(self) -> str:
-        if self.signature == "verified":
-            return f"signature: SHA256SUMS.sig verified with public key {self.public_key}"
-        if self.signature == "unchecked":
-            return "signature: SHA256SUMS.sig present but NOT checked (no --public-key given)"
-        return "signature: none (the bundle is not signed)"
-
-    def render(self) -> str:
-        """The human-readable report printed by ``ablation verify-archive`` (no trailing newline)."""
-        lines = [
-            f"bundle {self.bundle}: valid",
-            f"  bundle sha256          {self.bundle_sha256}",
-            f"  content sha256         {self.sums_sha256} (SHA-256 of SHA256SUMS; cite it beside the bundle's)",
-            f"  top folder             {self.top}/",
-            f"  input                  {self.input_member}",
-            f"  input sha256           {self.input_sha256} (JSON bytes)",
-        ]
-        if self.input_gzip_sha256 is not None:
-            lines.append(f"  input gzip sha256      {self.input_gzip_sha256}")
-        lines += [
-            f"  results.json sha256    {self.results_sha256}",
-            f"  results evaluator      identityDigest {self.results_identity_digest}",
-            f"  identity.json          identityDigest {self.recorded_identity_digest}",
-            f"  current evaluator      identityDigest {self.current_identity_digest}",
-            f"  files                  {self.file_count} ({self.evidence_file_count} evidence, "
-            f"{self.extra_file_count} extra)",
-            "checked:",
-        ]
-        lines += [f"  - {check}" for check in self.checks]
-        return "\n".join([*lines, self._identity_line(), self._signature_line()])
-
-
 def _report(bundle_path: str, v: _Verification, checks: tuple[str, ...]) -> BundleReport:
     contents, bundled = v.contents, v.input
     assert v.identity is not None  # check_identity ran
@@ -292,10 +184,12 @@ def _report(bundle_path: str, v: _Verification, checks: tuple[str, ...]) -> Bund
         bundle=bundle_path,
         bundle_sha256=contents.bundle_sha256,
         sums_sha256=contents.sums_sha256,
+        framing=contents.framing,
         top=contents.top,
         input_member=bundled.member,
         input_sha256=bundled.sha256,
         input_gzip_sha256=bundled.gzip_sha256,
+        input_pinned=v.recorded.input_sha256_pinned,
         results_sha256=contents.digests["results.json"],
         results_identity_digest=v.recorded.evaluator.identity_digest,
         file_count=len(contents.digests),
@@ -307,29 +201,40 @@ def _report(bundle_path: str, v: _Verification, checks: tuple[str, ...]) -> Bund
         identity_differences=v.differences,
         signature=v.signature,
         public_key=v.fingerprint,
+        key_expected=v.expected_key is not None and v.signature == "verified",
+        results=v.recorded,
+        results_json=contents.files["results.json"],
     )
 
 
-def verify_bundle(bundle_path: str, *, public_key_path: str | None = None) -> BundleReport:
+def verify_bundle(
+    bundle_path: str, *, public_key_path: str | None = None, expect_key: str | None = None
+) -> BundleReport:
     """Re-check an evidence bundle and recompute its result in the current environment.
 
-    The key is loaded first (a weak or malformed key is a usage error); the
-    bundle is read once by the strict reader; then :data:`CHECKS` run in order.
+    The key is loaded first (a weak or malformed key is a usage error) and,
+    with ``expect_key``, its fingerprint compared with it; the bundle is read
+    once by the strict reader; then :data:`CHECKS` run in order.
 
     Args:
         bundle_path: the bundle file.
         public_key_path: an Ed25519 PEM public key to check ``SHA256SUMS.sig`` with.
+        expect_key: ``sha256:<64 hex>``, the fingerprint (:func:`ablation.bundle.keys.fingerprint`)
+            the public key must have; needs ``public_key_path``.
 
     Returns:
         The report of a valid bundle.
 
     Raises:
-        IntegrityError: ``<member>: <what differs>`` for the first failure (exit 3).
-        UsageError: unreadable bundle or key file, a key that is not Ed25519 or is weak (exit 2).
+        IntegrityError: ``<member>: <what differs>`` for the first failure; the
+            public key is not the expected one; the bundle is not signed but a
+            key was given (exit 3).
+        UsageError: unreadable bundle or key file, a key that is not Ed25519 or
+            is weak, ``expect_key`` without a public key (exit 2).
 
     Side effects: reads the bundle and the key; measures the current evaluator identity.
     """
-    public_key = load_public_key(public_key_path) if public_key_path is not None else None
-    v = _Verification(contents=read_bundle_file(bundle_path), public_key=public_key)
+    public_key = expected_public_key(public_key_path, expect_key)
+    v = _Verification(contents=read_bundle_file(bundle_path), public_key=public_key, expected_key=expect_key)
     lines = [check(v) for check in CHECKS]
     return _report(bundle_path, v, tuple(line for line in lines if line is not None))

@@ -2,28 +2,26 @@
 
 The bundle's bytes depend only on its contents (and on the zlib that
 compresses them): see :mod:`ablation.bundle.tarformat` for the format and
-:mod:`ablation.bundle.layout` for the layout. ``--evidence`` never follows a
-symbolic link, given directly or found inside a folder. PRODUCT.md "Evidence bundle".
+:mod:`ablation.bundle.layout` for the layout; ``--evidence`` is read by
+:mod:`ablation.bundle.evidence`. PRODUCT.md "Evidence bundle".
 """
 
 from __future__ import annotations
 
 import os
-import stat
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ablation.bundle.keys import load_private_key
+from ablation.bundle.evidence import collect_extras
+from ablation.bundle.keys import fingerprint, load_private_key
 from ablation.bundle.layout import (
     INDEX,
-    MAX_MEMBER_BYTES,
     SIGNATURE,
     SUMS,
     check_name,
     top_folder,
-    utf8_key,
 )
 from ablation.bundle.prepared import ParsedInput
 from ablation.bundle.recompute import require_recomputed
@@ -59,112 +57,6 @@ def source_date_epoch(environ: Mapping[str, str]) -> int:
         )
         raise UsageError(msg)
     return int(value)
-
-
-def _evidence_name(given: str) -> str:
-    name = Path(given).name
-    if name in ("", ".", ".."):
-        name = Path(os.path.abspath(given)).name
-    if not name:
-        msg = f"cannot name --evidence {given!r} in the bundle"
-        raise UsageError(msg)
-    return name
-
-
-def _read_regular(path: Path, shown: str) -> bytes:
-    """The bytes of a regular file, opened without following a symbolic link (``O_NOFOLLOW``)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if path.is_symlink():
-            msg = f"--evidence {shown!r} is a symbolic link; only regular files are archived"
-            raise UsageError(msg) from None
-        msg = f"cannot read --evidence {shown!r}: {exc.strerror or exc}"
-        raise UsageError(msg) from None
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                msg = f"--evidence {shown!r} is not a regular file"
-                raise UsageError(msg)
-            if info.st_size > MAX_MEMBER_BYTES:
-                msg = f"--evidence file {shown!r} is larger than 1 GiB"
-                raise UsageError(msg)
-            return handle.read()
-        except OSError as exc:
-            msg = f"cannot read --evidence {shown!r}: {exc.strerror or exc}"
-            raise UsageError(msg) from None
-
-
-def _folder_files(path: Path, given: str) -> list[tuple[str, Path]]:
-    """The regular files below an ``--evidence`` folder, as (relative path, path), sorted by UTF-8."""
-    found: list[tuple[str, Path]] = []
-    for folder, dirs, names in os.walk(path, followlinks=False):
-        dirs.sort()
-        for entry in sorted(names) + [d for d in dirs if Path(folder, d).is_symlink()]:
-            full = Path(folder, entry)
-            rel = full.relative_to(path).as_posix()
-            if full.is_symlink():
-                msg = f"--evidence {given!r} holds a symbolic link {rel!r}; only regular files are archived"
-                raise UsageError(msg)
-            if not full.is_file():
-                msg = f"--evidence {given!r} holds {rel!r}, which is not a regular file"
-                raise UsageError(msg)
-            found.append((rel, full))
-    return sorted(found, key=lambda item: utf8_key(item[0]))
-
-
-def _check_given(path: Path, given: str) -> None:
-    if path.is_symlink():
-        msg = (
-            f"--evidence {given!r} is a symbolic link; symbolic links are never followed "
-            "(give the file or folder it points to)"
-        )
-        raise UsageError(msg)
-    if not path.exists():
-        msg = f"--evidence {given!r} does not exist"
-        raise UsageError(msg)
-    if not path.is_dir() and not path.is_file():
-        msg = f"--evidence {given!r} is not a regular file or a folder"
-        raise UsageError(msg)
-
-
-def collect_extras(paths: Iterable[str]) -> dict[str, bytes]:
-    """``extra/<name>`` for each ``--evidence`` file; a folder gives its regular files, relative paths kept.
-
-    Symbolic links are never followed: an ``--evidence`` path that is itself a
-    symbolic link (to a file or a folder) is refused, like a symbolic link
-    inside a folder, since either could point anywhere; archive the target
-    instead. Only the last component counts: the folders leading to the path
-    may be links. Special files (fifos, devices, sockets) are refused; empty
-    folders are not recorded. Each file is opened with ``O_NOFOLLOW``, so a
-    file swapped for a link after the check is refused too.
-
-    Raises:
-        UsageError: unreadable path, a symlink given or inside a folder, a
-            special file, an unlistable name (see :func:`check_name`), or two
-            evidence files with the same bundle path.
-    """
-    extras: dict[str, bytes] = {}
-
-    def add(rel: str, data: bytes, given: str) -> None:
-        check_name(rel, "evidence file")
-        key = f"extra/{rel}"
-        if key in extras or any(k.startswith(key + "/") or key.startswith(k + "/") for k in extras):
-            msg = f"--evidence {given!r} collides with another evidence file at {key!r}"
-            raise UsageError(msg)
-        extras[key] = data
-
-    for given in paths:
-        name = _evidence_name(given)
-        path = Path(given)
-        _check_given(path, given)
-        if not path.is_dir():
-            add(name, _read_regular(path, given), given)
-            continue
-        for rel, full in _folder_files(path, given):
-            add(f"{name}/{rel}", _read_regular(full, str(full)), given)
-    return extras
 
 
 def _recorded_results(results_path: str, loaded: LoadedInput, input_name: str) -> tuple[bytes, RecordedResults]:
@@ -236,13 +128,13 @@ def create_bundle(
     evidence_paths: Sequence[str] = (),
     sign_key_path: str | None = None,
     environ: Mapping[str, str] | None = None,
-) -> tuple[str, str | None]:
+) -> tuple[str, str | None, str | None]:
     """Write the evidence bundle of one input and its results file.
 
     Returns:
-        ``(bare hex SHA-256 of the bundle, durability warning or None)``: the
-        warning says what could not be confirmed once the bundle was in place
-        (:func:`ablation.output.write_exclusive`).
+        ``(bare hex SHA-256 of the bundle, durability warning, fingerprint)``: the warning (or ``None``)
+        is :func:`ablation.output.write_exclusive`'s; the fingerprint (:func:`ablation.bundle.keys.fingerprint`)
+        is the signing key's, ``None`` when the bundle is not signed.
 
     Steps: refuse an existing bundle; read the signing key and ``--evidence`` files; read the
     input once (a ``.json.gz`` is decompressed; the bundle keeps the bytes read); the results file
@@ -263,11 +155,13 @@ def create_bundle(
     Raises:
         OutputRefused: the bundle exists or cannot be written (exit 5).
         IntegrityError: the results file names another input, records an
-            evaluator digest that is not its own, or differs from the recomputation (exit 3).
+            evaluator digest that is not its own, or differs from the recomputation;
+            an ``--evidence`` entry changed while it was read (exit 3).
         InputRejected / RejectedInput: the input does not validate (exit 4).
         UsageError: unreadable files, a results file that is not one, a bad
             or weak key, a bad ``SOURCE_DATE_EPOCH``, an unlistable file name,
-            an ``--evidence`` path that is a symbolic link (exit 2).
+            an ``--evidence`` path that is or holds a symbolic link or a special
+            file, or is over the walk's bounds (:func:`collect_extras`) (exit 2).
 
     Side effects: reads the inputs; creates ``bundle_path``.
     """
@@ -285,4 +179,4 @@ def create_bundle(
     top, shown = top_folder(loaded.sha256), f"results file {results_path!r}"
     data = _recomputed_bundle(parsed, top, files, mtime, results, recorded, shown)
     warning = write_exclusive(bundle_path, data)
-    return sha256_hex(data), warning
+    return sha256_hex(data), warning, None if signer is None else fingerprint(signer)

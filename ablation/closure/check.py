@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ablation.closure import verified
 from ablation.closure.layout import (
     LOCAL_FILES,
     Layout,
@@ -53,6 +54,8 @@ from ablation.closure.layout import (
 from ablation.closure.manifest import CLOSURE_MANIFEST, Manifest, ManifestUnusable, read_manifest
 from ablation.closure.problem import Problem, raise_first
 from ablation.closure.startup import check_startup
+from ablation.closure.system import mapped_inode_problems, proc_problems, system_problems
+from ablation.errors import IntegrityError
 
 __all__ = [
     "ClosureReport",
@@ -99,14 +102,29 @@ def closure_state(package_dir: Path | None = None) -> ClosureState:
     return "sealed" if manifest.exists() or manifest.is_symlink() else "unsealed"
 
 
+def _started_closure(package_dir: Path) -> verified.Closure | None:
+    """The sealed start's closure when it is this package's (:mod:`ablation.closure.verified`)."""
+    closure = verified.CLOSURE
+    if closure is not None and closure.site == os.path.normpath(str(package_dir.parent)):
+        return closure
+    return None
+
+
 @functools.cache
 def sealed_manifest(package_dir: Path = PACKAGE_DIR) -> Manifest:
-    """The package's closure manifest, read once (raises :class:`ManifestUnusable`, exit 3, when unusable)."""
+    """The package's closure manifest, read once (raises :class:`ManifestUnusable`, exit 3, when unusable).
+
+    In a sealed start, from the bytes the start read, so that the identity and
+    every check use the manifest whose layers the verified imports used.
+    """
     manifest = package_dir / CLOSURE_MANIFEST
     name = f"{package_dir.name}/{CLOSURE_MANIFEST}"
     if manifest.is_symlink():
         raise ManifestUnusable(name, "is a symlink")
-    return read_manifest(manifest, name)
+    closure = _started_closure(package_dir)
+    if closure is None:
+        return read_manifest(manifest, name)
+    return read_manifest(manifest, name, closure.manifest, closure.layers)
 
 
 @functools.cache
@@ -156,10 +174,16 @@ def _check_file(absolute: str, layout: Layout, manifest: Manifest) -> Problem | 
 
 
 def _check_loaded(layout: Layout, manifest: Manifest, paths: Iterable[str]) -> list[Problem]:
-    """Step 4 for the given absolute paths not verified yet; remembers the ones that hold."""
+    """Step 4 for the given absolute paths not verified yet; remembers the ones that hold.
+
+    Files the sealed start's loaders ran from checked bytes are not read again:
+    what ran is what was checked, whatever the file holds now.
+    """
+    closure = verified.CLOSURE
+    ran = closure.verified if closure is not None else {}
     problems = []
     for path in paths:
-        if path in _VERIFIED:
+        if path in _VERIFIED or path in ran:
             continue
         if path.endswith(" (deleted)"):
             problems.append(Problem(path[1:], "interpreter", "was deleted or replaced after it was mapped"))
@@ -175,7 +199,7 @@ def _check_loaded(layout: Layout, manifest: Manifest, paths: Iterable[str]) -> l
     return problems
 
 
-def _process_files() -> list[str]:
+def _process_files(maps: str) -> list[str]:
     """Absolute paths of every file loaded as Python code or mapped executable, each once.
 
     The kernel names a mapping by its resolved path; an extension module that
@@ -184,7 +208,7 @@ def _process_files() -> list[str]:
     """
     loaded = {path for _, path in loaded_files()}
     resolved = {os.path.realpath(path) for path in loaded if not path.endswith((".py", ".pyc"))}
-    return sorted(loaded | {path for path in mapped_executables(read_maps()) if path not in resolved})
+    return sorted(loaded | {path for path in mapped_executables(maps) if path not in resolved})
 
 
 def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
@@ -217,6 +241,8 @@ def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
             problem = _compare(path, "package", sha, recorded[path])
             if problem is not None:
                 problems.append(problem)
+        elif kind == "other" and path in recorded:
+            problems.append(Problem(path, "package", "could not be read: it changed while it was checked"))
     return problems
 
 
@@ -266,10 +292,16 @@ def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str]
         unusable = Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", error.why)
         return ClosureReport(state=state, problems=(unusable,))
     layout = current_layout(package_dir)
-    problems = check_startup(layout, manifest, environ)
-    problems += _check_site(package_dir, manifest)
-    problems += _check_local(layout, manifest)
-    problems += _check_loaded(layout, manifest, _process_files())
+    maps = read_maps()
+    try:
+        problems = check_startup(layout, manifest, environ)
+        problems += system_problems(layout, manifest, maps, environ)
+        problems += _check_site(package_dir, manifest)
+        problems += _check_local(layout, manifest)
+        problems += _check_loaded(layout, manifest, _process_files(maps))
+    except OSError as error:  # a folder or file of the closure removed or replaced while it was checked
+        what = f"changed while the closure was checked ({error.strerror})"
+        problems = [Problem(str(error.filename or "site-packages"), "package", what)]
     return ClosureReport(state=state, problems=tuple(sorted(dict.fromkeys(problems), key=Problem.order)))
 
 
@@ -298,4 +330,10 @@ def recheck(package_dir: Path | None = None) -> None:
     if closure_state(package_dir) == "unsealed":
         return
     manifest = sealed_manifest(package_dir)
-    raise_first(_check_loaded(current_layout(package_dir), manifest, _process_files()))
+    closure = verified.CLOSURE
+    if closure is not None and closure.violations:  # refused by the verified loaders, and caught
+        raise IntegrityError(closure.violations[0])
+    maps = read_maps()
+    problems = [problem for problem in proc_problems(maps, "-") if problem.path == "/proc/self/maps"]
+    problems += mapped_inode_problems(maps)
+    raise_first(problems + _check_loaded(current_layout(package_dir), manifest, _process_files(maps)))

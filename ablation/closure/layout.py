@@ -15,7 +15,7 @@ Roots (:class:`Layout`):
     (``sys._stdlib_dir``), without any ``site-packages``/``dist-packages`` inside it;
 ``prefix``
     ``sys.prefix``, for the two files whose bytes name the install folder:
-    the console script ``bin/ablation`` and ``pyvenv.cfg`` (:data:`LOCAL_FILES`);
+    the console scripts ``bin/ablation`` and ``bin/ablation-prepare`` and ``pyvenv.cfg`` (:data:`LOCAL_FILES`);
 ``system``
     ``/``, for the interpreter executable and the shared objects it maps.
 """
@@ -38,13 +38,14 @@ __all__ = [
     "list_files",
     "loaded_files",
     "mapped_executables",
+    "mapped_inodes",
     "normalized_sha256",
     "read_maps",
     "sha256_file",
     "walk_tree",
 ]
 
-LOCAL_FILES = {"bin/ablation": "package", "pyvenv.cfg": "interpreter"}
+LOCAL_FILES = {"bin/ablation": "package", "bin/ablation-prepare": "package", "pyvenv.cfg": "interpreter"}
 """Files below ``sys.prefix`` whose bytes hold the install folder, with their layer.
 
 They are checked with the install folder replaced by ``{prefix}``
@@ -219,6 +220,21 @@ def mapped_executables(maps_text: str) -> list[str]:
     return sorted(paths)
 
 
+def mapped_inodes(maps_text: str) -> dict[str, tuple[int, int, int]]:
+    """``path → (major, minor, inode)`` of the files behind executable mappings in a ``/proc/<pid>/maps`` text.
+
+    >>> mapped_inodes("7f-8f r-xp 0 fe:01 12 /usr/lib/libc.so.6\\n")
+    {'/usr/lib/libc.so.6': (254, 1, 12)}
+    """
+    found = {}
+    for line in maps_text.splitlines():
+        fields = line.split(None, 5)
+        if len(fields) == 6 and "x" in fields[1] and fields[5].startswith("/"):
+            major, _, minor = fields[3].partition(":")
+            found[fields[5]] = (int(major, 16), int(minor, 16), int(fields[4]))
+    return found
+
+
 def read_maps() -> str:
     """This process's ``/proc/self/maps``, or ``""`` where there is no ``/proc``."""
     try:
@@ -234,8 +250,9 @@ class TreeEntry:
 
     ``kind`` is ``file`` (a regular file), ``symlink`` (a symbolic link; to a
     folder when ``sha256`` is ``None``) or ``other`` (a fifo, socket or
-    device). ``sha256`` is the hex digest of what a ``file`` or a ``symlink``
-    to a regular file reads as, otherwise ``None``. ``path`` is relative to the
+    device, or a file that could not be read because it changed meanwhile).
+    ``sha256`` is the hex digest of what a ``file`` or a ``symlink`` to a
+    regular file reads as, otherwise ``None``. ``path`` is relative to the
     folder's parent, so it starts with the folder's own name.
     """
 
@@ -260,7 +277,10 @@ def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = fr
         if kind == "file" and "/" not in relative and relative in skip_top:
             continue
         full = folder / relative
-        digest = sha256_file(full) if kind == "file" or (kind == "symlink" and full.is_file()) else None
+        try:
+            digest = sha256_file(full) if kind == "file" or (kind == "symlink" and full.is_file()) else None
+        except OSError:  # removed or replaced while the tree was read
+            kind, digest = "other", None
         entries.append(TreeEntry(f"{folder.name}/{relative}", kind, digest))
     entries.sort(key=lambda e: e.path)
     return entries

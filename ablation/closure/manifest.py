@@ -1,14 +1,17 @@
 """The closure manifest: the file written at sealing that lists every file of every layer.
 
-Format ``ablation-closure/2`` (a JSON object, written by
+Format ``ablation-closure/4`` (a JSON object, written by
 :func:`render_manifest`, read by :func:`read_manifest`)::
 
-    {"format": "ablation-closure/2",
-     "package": {"name": "ablation", "version": "0.1.0"},
+    {"format": "ablation-closure/4",
+     "package": {"name": "ablation", "sourceRevision": "<commit>" | "<commit>-dirty" | null},
      "distributions": [[name, version], ...],        # the runtime lock's pins as installed
+     "environment": "venv" | "container" | "nix" | "other",
      "layers": {"package": [[path, sha256 | null], ...], "dependencies": [...],
                 "stdlib": [...], "interpreter": [...]},
-     "local": [[path, layer, normalized sha256], ...]}
+     "local": [[path, layer, normalized sha256], ...],
+     "trees": [[root, path, kind], ...],             # root: prefix | site | stdlib
+     "absent": [path, ...]}                          # relative to /
 
 Paths are relative to the layer's root (:mod:`ablation.closure.layout`) and
 sorted by their UTF-8 bytes. A ``null`` hash marks a file a distribution owns
@@ -20,6 +23,21 @@ there, its bytes are not compared, and it stays out of the layer digest.
 they are checked but stay out of the layer digests too. Nothing in the
 manifest names the install folder, so its digest (``manifestDigest``) and the
 layer digests depend on the lock, the interpreter and the package only.
+
+``package.sourceRevision`` is the git commit the package was built from,
+``-dirty`` when its files are not exactly that commit's, ``null`` when sealing
+was given no source tree (:mod:`ablation.closure.source`).
+``environment`` is the kind of environment sealed (``container`` when the image
+build says so, else measured when sealing). ``trees`` lists every entry below the
+three folder roots that is not a file of a layer — folders (``dir``), files no layer
+holds (``file``: the venv's activation scripts), symbolic links and other
+entries (``link``, ``other``), and folders inventoried on their
+own or left out (``skip``) — so that the run-time check and
+``tools/closure-check.sh`` can tell any added file or folder. ``absent`` lists
+the ``sys.path`` entries that did not exist when sealing (``python311.zip``):
+they must stay absent. The line layout (one entry per line) is part of the
+format: the sealed start reads the layers without a JSON parser
+(:func:`ablation.closure.verified.read_layers`), and the outside check with awk.
 
 Layer digest (``closure.layers.<layer>.digest``): ``sha256:`` and the SHA-256
 of the lines ``<sha256 hex>  <path>\\n`` of the layer's hashed files in path
@@ -33,19 +51,24 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
 from ablation.errors import IntegrityError
 
 __all__ = [
     "CLOSURE_MANIFEST",
+    "ENVIRONMENT_KINDS",
     "LOCK_COPY",
     "MANIFEST_FORMAT",
+    "TREE_KINDS",
+    "TREE_ROOTS",
     "Manifest",
     "ManifestUnusable",
     "canonical_name",
+    "is_source_revision",
     "layer_digest",
     "read_lock_pins",
     "read_manifest",
@@ -58,7 +81,11 @@ CLOSURE_MANIFEST = "CLOSURE.json"
 LOCK_COPY = "requirements.lock"
 """File name of the runtime lock copied into the installed package when sealing."""
 
-MANIFEST_FORMAT = "ablation-closure/2"
+MANIFEST_FORMAT = "ablation-closure/4"
+
+TREE_ROOTS = ("prefix", "site", "stdlib")
+TREE_KINDS = ("dir", "file", "link", "other", "skip")
+ENVIRONMENT_KINDS = ("container", "nix", "venv", "other")
 
 _PIN_RE = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s\\;]+)")
 
@@ -111,12 +138,21 @@ class Manifest:
         local: path relative to ``sys.prefix`` → ``(layer, normalized SHA-256)``.
         distributions: ``(name, version)`` of each runtime distribution, as sealed.
         digest: ``sha256:`` raw digest of the manifest file's bytes (``manifestDigest``).
+        environment: the kind of environment sealed (:data:`ENVIRONMENT_KINDS`).
+        trees: root → path relative to it → kind, for every entry that is not a layer's file.
+        absent: paths relative to ``/`` that must not exist.
+        source_revision: ``package.sourceRevision``: the commit the package was built from
+            (``-dirty`` when its files differ from that commit's), ``None`` when unknown.
     """
 
     layers: Mapping[str, Mapping[str, str | None]]
     local: Mapping[str, tuple[str, str]]
     distributions: tuple[tuple[str, str], ...]
     digest: str
+    environment: str = "other"
+    trees: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    absent: tuple[str, ...] = ()
+    source_revision: str | None = None
 
     def layer_summary(self) -> dict[str, dict[str, str | int]]:
         """``closure.layers`` of the identity: ``{layer: {"digest", "fileCount"}}`` in :data:`LAYERS` order."""
@@ -129,10 +165,13 @@ class Manifest:
 
 def render_manifest(
     *,
-    package: Mapping[str, str],
+    package: Mapping[str, str | None],
     distributions: list[tuple[str, str]],
     layers: Mapping[str, Mapping[str, str | None]],
     local: Mapping[str, tuple[str, str]],
+    environment: str = "other",
+    trees: Mapping[str, Mapping[str, str]] | None = None,
+    absent: tuple[str, ...] = (),
 ) -> bytes:
     """The manifest file's bytes: one entry per line, every list sorted, UTF-8, final newline."""
     lines = [
@@ -140,6 +179,7 @@ def render_manifest(
         f' "format": {json.dumps(MANIFEST_FORMAT)},',
         f' "package": {json.dumps(dict(package), ensure_ascii=False, sort_keys=True)},',
         f' "distributions": {json.dumps(sorted([n, v] for n, v in distributions))},',
+        f' "environment": {json.dumps(environment)},',
         ' "layers": {',
     ]
     for index, layer in enumerate(LAYERS):
@@ -149,7 +189,14 @@ def render_manifest(
         lines.append(f'  "{layer}": [\n{body}\n  {closing}' if entries else f'  "{layer}": [{closing}')
     lines.append(" },")
     local_entries = sorted([path, layer, sha] for path, (layer, sha) in local.items())
-    lines.append(f' "local": {json.dumps(local_entries, ensure_ascii=False)}')
+    lines.append(f' "local": {json.dumps(local_entries, ensure_ascii=False)},')
+    tree_entries = sorted(
+        ([root, path, kind] for root, entries in (trees or {}).items() for path, kind in entries.items()),
+        key=lambda e: (TREE_ROOTS.index(e[0]), _path_order(e[1])),
+    )
+    body = ",\n".join(f"  {json.dumps(entry, ensure_ascii=False)}" for entry in tree_entries)
+    lines.append(f' "trees": [\n{body}\n ],' if tree_entries else ' "trees": [],')
+    lines.append(f' "absent": {json.dumps(sorted(absent, key=_path_order), ensure_ascii=False)}')
     lines.append("}")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
@@ -167,42 +214,54 @@ def _fail(name: str, why: str) -> ManifestUnusable:
 
 
 _HEX_RE = re.compile(r"[0-9a-f]{64}")
+_REVISION_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})(?:-dirty)?")
+_HEX_RUN_RE = re.compile(r"[0-9a-f]*")
+
+
+def is_source_revision(value: object) -> bool:
+    """Whether ``value`` is a source revision: a git commit id, optionally followed by ``-dirty``.
+
+    >>> is_source_revision("a" * 40), is_source_revision("a" * 64 + "-dirty"), is_source_revision("A" * 40)
+    (True, True, False)
+    """
+    return isinstance(value, str) and _REVISION_RE.fullmatch(value) is not None
 
 
 def _is_hex(value: object) -> bool:
     return isinstance(value, str) and _HEX_RE.fullmatch(value) is not None
 
 
-def read_manifest(path: Path, name: str) -> Manifest:
+def read_manifest(
+    path: Path, name: str, data: bytes | None = None, layers: Mapping[str, dict[str, str | None]] | None = None
+) -> Manifest:
     """Read and check the shape of a closure manifest.
 
     Args:
         path: the manifest file.
         name: how messages name it (e.g. ``ablation/CLOSURE.json``).
+        data: its bytes when already read (the sealed start reads them once), else read here.
+        layers: its layers as the sealed start read them (:func:`ablation.closure.verified.read_layers`):
+            then only the rest of the document is parsed as JSON, and the layers' digests are checked
+            in one pass. Ignored when a layer line holds a JSON escape, which that reader leaves out.
 
     Raises:
         ManifestUnusable: ``closure: <name> …`` when the file cannot be read,
             is not JSON, is of another format or has a malformed entry.
     """
     try:
-        data = path.read_bytes()
-        document = json.loads(data.decode("utf-8"))
+        data = path.read_bytes() if data is None else data
+        text = data.decode("utf-8")
+        start, end = text.find('\n "layers": {\n'), text.find('\n },\n "local": ')
+        if layers is None or start < 0 or end < start or "\\" in text[start:end]:
+            layers = None
+            document = json.loads(text)
+        else:
+            document = json.loads(text[:start] + '\n "layers": {},' + text[end + 4 :])
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise _fail(name, f"is not a readable closure manifest ({type(error).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
         raise _fail(name, f"is not a closure manifest of format {MANIFEST_FORMAT}")
-    raw_layers = document.get("layers")
-    if not isinstance(raw_layers, dict) or sorted(raw_layers) != sorted(LAYERS):
-        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
-    layers: dict[str, dict[str, str | None]] = {}
-    for layer in LAYERS:
-        entries = raw_layers[layer]
-        if not isinstance(entries, list) or not all(
-            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and (e[1] is None or _is_hex(e[1]))
-            for e in entries
-        ):
-            raise _fail(name, f"has a malformed {layer} layer")
-        layers[layer] = dict(entries)
+    layers = _read_layers(name, document.get("layers")) if layers is None else _checked_layers(name, layers)
     local_entries = document.get("local")
     if not isinstance(local_entries, list) or not all(
         isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and e[1] in LAYERS and _is_hex(e[2])
@@ -214,9 +273,78 @@ def read_manifest(path: Path, name: str) -> Manifest:
         isinstance(d, list) and len(d) == 2 and all(isinstance(x, str) for x in d) for d in distributions
     ):
         raise _fail(name, "has a malformed distributions list")
+    source_revision = _read_package(name, document.get("package"))
+    environment = document.get("environment")
+    if environment not in ENVIRONMENT_KINDS:
+        raise _fail(name, f"does not name the environment it sealed (one of {', '.join(ENVIRONMENT_KINDS)})")
     return Manifest(
         layers=layers,
         local={path: (layer, sha) for path, layer, sha in local_entries},
         distributions=tuple((n, v) for n, v in distributions),
         digest="sha256:" + hashlib.sha256(data).hexdigest(),
+        environment=environment,
+        trees=_read_trees(name, document.get("trees")),
+        absent=_read_absent(name, document.get("absent")),
+        source_revision=source_revision,
     )
+
+
+def _read_package(name: str, package: object) -> str | None:
+    """``package``: ``{"name": "ablation", "sourceRevision": <revision> | null}``; the revision."""
+    if (
+        not isinstance(package, dict)
+        or sorted(package) != ["name", "sourceRevision"]
+        or package["name"] != PACKAGE_NAME
+        or not (package["sourceRevision"] is None or is_source_revision(package["sourceRevision"]))
+    ):
+        raise _fail(name, "has a malformed package member")
+    revision: str | None = package["sourceRevision"]
+    return revision
+
+
+def _read_layers(name: str, raw_layers: object) -> dict[str, dict[str, str | None]]:
+    """``layers`` parsed as JSON: four lists of ``[path, sha256 | null]``."""
+    if not isinstance(raw_layers, dict) or sorted(raw_layers) != sorted(LAYERS):
+        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
+    layers: dict[str, dict[str, str | None]] = {}
+    for layer in LAYERS:
+        entries = raw_layers[layer]
+        if not isinstance(entries, list) or not all(
+            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and (e[1] is None or _is_hex(e[1]))
+            for e in entries
+        ):
+            raise _fail(name, f"has a malformed {layer} layer")
+        layers[layer] = dict(entries)
+    return layers
+
+
+def _checked_layers(name: str, layers: Mapping[str, dict[str, str | None]]) -> dict[str, dict[str, str | None]]:
+    """Layers the sealed start read: the four of them, every digest 64 lowercase hex digits (one pass)."""
+    if sorted(layers) != sorted(LAYERS):
+        raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
+    for layer in LAYERS:
+        digests = [sha for sha in layers[layer].values() if sha is not None]
+        joined = "".join(digests)
+        if len(joined) != 64 * len(digests) or _HEX_RUN_RE.fullmatch(joined) is None:
+            raise _fail(name, f"has a malformed {layer} layer")
+    return dict(layers)
+
+
+def _read_trees(name: str, entries: object) -> dict[str, dict[str, str]]:
+    """``trees``: root → path → kind (raises :class:`ManifestUnusable` when malformed)."""
+    if not isinstance(entries, list) or not all(
+        isinstance(e, list) and len(e) == 3 and e[0] in TREE_ROOTS and isinstance(e[1], str) and e[2] in TREE_KINDS
+        for e in entries
+    ):
+        raise _fail(name, "has a malformed trees list")
+    trees: dict[str, dict[str, str]] = {root: {} for root in TREE_ROOTS}
+    for root, path, kind in entries:
+        trees[root][path] = kind
+    return trees
+
+
+def _read_absent(name: str, entries: object) -> tuple[str, ...]:
+    """``absent``: paths relative to ``/`` (raises :class:`ManifestUnusable` when malformed)."""
+    if not isinstance(entries, list) or not all(isinstance(e, str) and e for e in entries):
+        raise _fail(name, "has a malformed absent list")
+    return tuple(entries)

@@ -6,27 +6,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ablation.closure import LAYERS
+from ablation.closure.boot import REMEDY as _REMEDY
 from ablation.errors import IntegrityError
 
 __all__ = ["REMEDY", "Problem", "raise_first"]
 
-_REBUILD = "rebuild the environment (make venv) or the image"
-_RESEAL = (
-    "the interpreter's files changed since sealing: re-seal (make seal) after a system update, or rebuild the image"
-)
-_ENTRY = "start the evaluator with the environment's bin/ablation (or python -IB -m ablation)"
-
-REMEDY = {
-    "isolation": _ENTRY,
-    "environment": "unset it; the sealed evaluator runs with nothing injected",
-    "shadow": "run the sealed environment's bin/ablation (isolated), not the checkout",
-    "outside": _ENTRY + "; nothing outside the sealed environment may be imported",
-    "package": _REBUILD,
-    "dependencies": _REBUILD,
-    "stdlib": _RESEAL,
-    "interpreter": _RESEAL,
-}
-"""What to do about a problem of each kind: the four layers, and how the process was started."""
+REMEDY = _REMEDY
+"""What to do about a problem of each kind (:data:`ablation.closure.boot.REMEDY`): how the process was
+started (``isolation``, ``environment``, ``system``, ``shadow``, ``outside``), then the four layers."""
 
 _ORDER = tuple(REMEDY)
 
@@ -36,7 +23,7 @@ class Problem:
     """One closure problem: the file (relative to its layer's root, or what is wrong), its kind, what differs.
 
     ``layer`` is one of the four layers, or ``isolation``, ``environment``,
-    ``shadow`` or ``outside`` for problems with how the process was started.
+    ``system``, ``shadow`` or ``outside`` for problems with how the process was started.
     """
 
     path: str

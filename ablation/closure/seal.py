@@ -18,14 +18,22 @@ were installed (``--no-compile``)::
 3. refuses a ``site-packages`` file that neither the package nor a runtime
    distribution owns (owned = listed in its ``RECORD``, or bytecode compiled
    in step 2 from an owned source): a stray module, a ``.pth`` file;
-4. writes the console script ``bin/ablation`` that starts the interpreter
-   isolated (``-IB``);
+4. writes the console scripts ``bin/ablation`` and ``bin/ablation-prepare``
+   (:data:`CONSOLE_SCRIPTS`) that start the interpreter ``-IBS`` and run the
+   sealed bytecode of :mod:`ablation.closure.boot` and
+   :mod:`ablation.closure.verified` once it matches the SHA-256 written into them;
 5. lists the four layers (:mod:`ablation.closure`): the package, the
    dependencies, the standard library tree (symlinked files by their
    target's bytes; ``site-packages``/``dist-packages`` inside it left out),
    and the interpreter — the executable and the shared objects ``ldd``
    resolves for it and for every extension module of the other layers;
-6. writes the manifest (:mod:`ablation.closure.manifest`).
+6. writes the manifest (:mod:`ablation.closure.manifest`), with the source
+   revision (:mod:`ablation.closure.source`: the commit of the source tree handed
+   in, ``-dirty`` unless the installed package files are exactly its files;
+   ``null`` without one), the kind of environment sealed (``--environment container`` from the image build, else
+   measured), the whole-tree inventories of the venv, ``site-packages`` and the
+   standard library (:mod:`ablation.closure.trees`), and the ``sys.path``
+   entries absent now (``python311.zip``), which must stay absent.
 """
 
 from __future__ import annotations
@@ -35,36 +43,82 @@ import os
 import py_compile
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ablation import PACKAGE_NAME, __version__
+from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
 from ablation.closure.layout import LOCAL_FILES, current_layout, normalized_sha256, sha256_file, walk_tree
 from ablation.closure.manifest import CLOSURE_MANIFEST, LOCK_COPY, canonical_name, read_lock_pins, render_manifest
+from ablation.closure.source import installed_sources, parse_source_tree, source_revision
+from ablation.closure.trees import collect_tree
 from ablation.errors import IntegrityError
 
-__all__ = ["CONSOLE_SCRIPT", "SealReport", "ldd_closure", "seal_environment"]
+__all__ = ["CONSOLE_SCRIPT", "CONSOLE_SCRIPTS", "SealReport", "ldd_closure", "seal_environment"]
 
-CONSOLE_SCRIPT = """#!{python} -IB
-# The ablation command of this sealed environment, written when it was sealed.
-# -I isolates the interpreter from PYTHON* variables, the user site and the
-# current folder; -B keeps it from writing bytecode.
+CONSOLE_SCRIPT = """#!@PYTHON@ -IBS
+# The @COMMAND@ command of this sealed environment, written when it was sealed (tools/seal.py).
+# -I: no PYTHON* variables, user site or current folder; -B: no bytecode written; -S: no site
+# module, so no sitecustomize runs. It runs the sealed bytecode of ablation/closure/boot.py and
+# verified.py once its SHA-256 matches the values below, and nothing else; boot starts the
+# interpreter again with the environment it defines and checks the closure (README "The
+# evaluator identity"; docs/explanation/threat-model.md).
 import sys
 
-try:
-    from ablation.cli import main
-except ImportError as error:
-    sys.stderr.write(
-        f"ablation: closure: the sealed package cannot be imported ({error}); "
-        "run this script as it is, without another argv[0] or PYTHONEXECUTABLE\\n"
-    )
+COMMAND = "@COMMAND@"
+PREFIX = "@PREFIX@"
+SITE = "@SITE@"
+MODULES = (
+    ("ablation.closure.boot", "@BOOT@", "@BOOT_SHA256@"),
+    ("ablation.closure.verified", "@VERIFIED@", "@VERIFIED_SHA256@"),
+)
+
+
+def _refuse(what):
+    sys.stderr.write(f"{COMMAND}: closure: {what} (layer package); rebuild the environment (make venv) or the image\\n")
     sys.exit(3)
 
-sys.exit(main())
+
+def _load():
+    try:
+        from _sha256 import sha256
+    except ImportError as error:
+        _refuse(f"the interpreter's _sha256 module cannot be imported ({error})")
+    import marshal
+
+    for name, relative, expected in MODULES:
+        try:
+            with open(f"{SITE}/{relative}", "rb") as stream:
+                data = stream.read()
+        except OSError as error:
+            _refuse(f"{relative} cannot be read ({error.strerror})")
+        found = sha256(data).hexdigest()
+        if found != expected:
+            _refuse(f"{relative} changed (sha256 {found}, console script {expected})")
+        module = type(sys)(name)
+        module.__file__ = f"{SITE}/{relative}"
+        module.__sealed_sha256__ = found
+        sys.modules[name] = module
+        exec(marshal.loads(memoryview(data)[16:]), module.__dict__)
+    return sha256
+
+
+_sha256 = _load()
+sys.exit(sys.modules["ablation.closure.boot"].start(PREFIX, SITE, _sha256, "script", COMMAND))
 """
-"""The console script, ``{python}`` being the environment's ``bin/python`` (replaced, not formatted)."""
+"""The console script. ``@COMMAND@`` is replaced by its name; ``@PYTHON@``, ``@PREFIX@`` and ``@SITE@``
+by the environment's ``bin/python``, folder and ``site-packages``; ``@BOOT@``/``@VERIFIED@`` by the
+sealed bytecode of the two start-up modules (relative to ``site-packages``) and ``@…_SHA256@`` by its
+SHA-256."""
+
+CONSOLE_SCRIPTS = ("ablation", "ablation-prepare")
+"""The commands sealing writes a console script for (``bin/<command>``): the evaluator's, and
+preparation's (PREPARE.md §2); :data:`ablation.closure.boot.COMMANDS` names each one's ``main``."""
+
+START_MODULES = ("ablation/closure/boot.py", "ablation/closure/verified.py")
+"""The modules the console script runs from their checked bytecode (``@BOOT@``, ``@VERIFIED@``)."""
 
 _LOCATION_DEPENDENT = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
 _SOURCE_SUFFIX = ".py"
@@ -74,10 +128,11 @@ _OTHER_SITES = frozenset({"site-packages", "dist-packages"})
 
 @dataclass(frozen=True, slots=True)
 class SealReport:
-    """What :func:`seal_environment` wrote: the manifest's path and the file count of each layer."""
+    """What :func:`seal_environment` wrote: the manifest's path, the file count of each layer, the source revision."""
 
     manifest: Path
     counts: dict[str, int]
+    source_revision: str | None = None
 
 
 def _distributions(site: Path, lock: Path) -> list[metadata.Distribution]:
@@ -223,19 +278,60 @@ def _require_own_site_only(prefix: Path) -> None:
             raise IntegrityError(msg)
 
 
-def _write_console_script(prefix: Path) -> None:
-    script = prefix / "bin" / "ablation"
-    script.unlink(missing_ok=True)
-    script.write_text(CONSOLE_SCRIPT.replace("{python}", str(prefix / "bin" / "python"), 1), encoding="utf-8")
-    script.chmod(0o755)
+def _write_console_scripts(prefix: Path, site: Path, package: dict[str, str | None]) -> None:
+    values = {"@PYTHON@": str(prefix / "bin" / "python"), "@PREFIX@": str(prefix), "@SITE@": str(site)}
+    for source, key in zip(START_MODULES, ("@BOOT@", "@VERIFIED@"), strict=True):
+        compiled = Path(importlib.util.cache_from_source(source)).as_posix()
+        sha = package.get(compiled)
+        if sha is None:
+            raise IntegrityError(f"closure: {compiled} was not compiled when sealing")
+        values[key], values[key[:-1] + "_SHA256@"] = compiled, sha
+    for command in CONSOLE_SCRIPTS:
+        text = CONSOLE_SCRIPT.replace("@COMMAND@", command)
+        for key, value in values.items():
+            text = text.replace(key, value)
+        script = prefix / "bin" / command
+        script.unlink(missing_ok=True)
+        script.write_text(text, encoding="utf-8")
+        script.chmod(0o755)
 
 
-def seal_environment(package_dir: Path, lock: Path) -> SealReport:
+def _environment_kind(prefix: str, requested: str | None) -> str:
+    """``container`` when the image build says so; else ``nix``, ``venv`` or ``other`` as measured."""
+    if requested is not None:
+        return requested
+    if prefix.startswith("/nix/store/"):
+        return "nix"
+    return "venv" if os.path.realpath(sys.prefix) != os.path.realpath(sys.base_prefix) else "other"
+
+
+def _trees(
+    prefix: Path, site: Path, stdlib: Path, layers: dict[str, dict[str, str | None]]
+) -> dict[str, dict[str, str]]:
+    """The whole-tree inventories of the venv folder, ``site-packages`` and the standard library."""
+    site_files = [p for layer in ("package", "dependencies") for p in layers[layer] if not p.startswith("../")]
+    site_files += [f"{PACKAGE_NAME}/{CLOSURE_MANIFEST}", f"{PACKAGE_NAME}/.{CLOSURE_MANIFEST}.new"]
+    trees = {
+        "site": collect_tree(site, site_files),
+        "stdlib": collect_tree(stdlib, layers["stdlib"], skip=_OTHER_SITES & set(os.listdir(stdlib))),
+    }
+    if (prefix / "pyvenv.cfg").is_file():  # a venv; a Nix or system prefix holds the whole interpreter
+        inside = [site.relative_to(prefix).as_posix()] if site.is_relative_to(prefix) else []
+        trees["prefix"] = collect_tree(prefix, LOCAL_FILES, skip=inside)
+    return trees
+
+
+def seal_environment(
+    package_dir: Path, lock: Path, *, environment: str | None = None, source_tree: bytes | None = None
+) -> SealReport:
     """Seal the environment the package at ``package_dir`` is installed in (steps 1–6 above).
 
     Args:
         package_dir: the installed package folder (``…/site-packages/ablation``).
         lock: the runtime ``requirements.lock`` the environment was installed from.
+        environment: ``container`` when the image build seals; ``None`` measures the kind.
+        source_tree: the commit the package was built from and its ``ablation/`` tree
+            (:mod:`ablation.closure.source`); ``None``: the source revision is unknown (``null``).
 
     Returns:
         The manifest's path and the number of hashed files per layer.
@@ -243,9 +339,9 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
     Raises:
         IntegrityError: a pin installed at another version or not at all, a
             module that does not compile, a stray or non-regular file in
-            ``site-packages``, a shared object ``ldd`` cannot find.
+            ``site-packages``, a shared object ``ldd`` cannot find, a malformed source tree.
 
-    Side effects: writes the lock copy, bytecode, ``bin/ablation`` and the manifest.
+    Side effects: writes the lock copy, bytecode, ``bin/ablation``, ``bin/ablation-prepare`` and the manifest.
     """
     site = package_dir.parent
     layout = current_layout(package_dir)
@@ -256,8 +352,10 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
     own = [d for d in metadata.distributions(path=[str(site)]) if canonical_name(d.metadata["Name"]) == PACKAGE_NAME]
     if len(own) != 1:
         raise IntegrityError(f"closure: {len(own)} installed {PACKAGE_NAME} distributions in site-packages, not 1")
+    tree = None if source_tree is None else parse_source_tree(source_tree)
+    revision = None if tree is None else source_revision(tree, installed_sources(site, _owned(own[0])))
     site_layers = _site_layers(site, own[0], dependencies)
-    _write_console_script(prefix)
+    _write_console_scripts(prefix, site, site_layers["package"])
     stdlib_root = Path(layout.stdlib)
     stdlib = _stdlib_layer(stdlib_root)
     extensions = [str(site / p) for layer in site_layers.values() for p in layer if p.endswith(_EXTENSION_SUFFIX)]
@@ -271,14 +369,23 @@ def seal_environment(package_dir: Path, lock: Path) -> SealReport:
             local[relative] = (layer, normalized_sha256(path.read_bytes(), layout.prefix, name=relative))
     layers = {**site_layers, "stdlib": stdlib, "interpreter": interpreter}
     data = render_manifest(
-        package={"name": PACKAGE_NAME, "version": __version__},
+        package={"name": PACKAGE_NAME, "sourceRevision": revision},
         distributions=[(canonical_name(d.metadata["Name"]), d.version) for d in dependencies],
         layers=layers,
         local=local,
+        environment=_environment_kind(layout.prefix, environment),
+        trees=_trees(prefix, site, stdlib_root, layers),
+        absent=tuple(p.lstrip("/") for p in sys.path if os.path.isabs(p) and not os.path.lexists(p)),
     )
+    return _write_manifest(package_dir, data, layers, revision)
+
+
+def _write_manifest(
+    package_dir: Path, data: bytes, layers: dict[str, dict[str, str | None]], revision: str | None
+) -> SealReport:
     manifest = package_dir / CLOSURE_MANIFEST
     temporary = manifest.with_name(f".{CLOSURE_MANIFEST}.new")
     temporary.write_bytes(data)
     temporary.replace(manifest)  # the old manifest stays in force until the new one is complete
     counts = {layer: sum(1 for sha in layers[layer].values() if sha is not None) for layer in LAYERS}
-    return SealReport(manifest=manifest, counts=counts)
+    return SealReport(manifest=manifest, counts=counts, source_revision=revision)

@@ -1,14 +1,30 @@
-"""Inert Markdown for the review notes: every string from a results file, a bundle or a flag.
+r"""Inert Markdown for the review notes: every string from a results file, a bundle or a flag.
 
 Prose and table cells escape Markdown and HTML (:func:`_text`), code spans use a
-fence longer than any backtick run inside (:func:`_code`), and control or
-bidirectional-formatting characters become visible stand-ins (:func:`_visible`).
+fence longer than any backtick run inside (:func:`_code`), and characters a
+reader cannot see, or that reorder or break the text around them, are shown
+escaped (:func:`_visible`; issue 22 item 6):
+
+- C0 controls (U+0000–U+001F) and DEL as their Unicode control pictures
+  (``␊`` for a line feed, ``␛``, ``␡``);
+- as ``\uXXXX`` (or ``\UXXXXXXXX`` above U+FFFF), lowercase hex, every other
+  character of the general categories Cc (C1 controls), Cf (format: zero-width
+  spaces and joiners, U+00AD, U+FEFF, the bidirectional controls U+061C,
+  U+200E/F, U+202A–U+202E, U+2066–U+2069, the tag characters U+E0000–U+E007F),
+  Cs, Co (private use), Cn (unassigned in this Python's Unicode database), Zl
+  and Zp (U+2028, U+2029), and Zs other than U+0020 (no-break and other
+  spaces); and every Default_Ignorable_Code_Point outside those categories
+  (:data:`_IGNORABLE`: the variation selectors, Hangul fillers, U+034F, …).
+
+A backslash in a value is shown as it is, so ``\u200b`` in the notes may also
+be those six characters in the value: the results file is the authority.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from ablation.canonical import js_number
@@ -31,31 +47,67 @@ _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 _ESCAPED = re.compile(r"[\\`*\[\]{}#!|~$@]|(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=[Ww]{3})\.|[&<>\"]")
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_C0 = re.compile("[\x00-\x1f\x7f]")
+_ESCAPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
+# Default_Ignorable_Code_Point (Unicode DerivedCoreProperties) outside the categories above: combining
+# grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation selectors.
+_IGNORABLE = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
 
 
 _BACKTICKS = re.compile(r"`+")
 
 
+_ASCII_SPACE = re.compile(r"[ \t\n\r\f\v]+")  # collapsed in prose; other spaces are shown escaped
+
+
 _PIPE = re.compile(r"(\\*)\|")
 
 
+def escaped(c: str) -> bool:
+    r"""Whether :func:`_visible` shows the character ``c`` as an escape (C0 and DEL excluded: they get pictures).
+
+    >>> [escaped(c) for c in ("a", " ", "\u00a0", "\u200b", "\u202e", "\U000e0041", "\ufe0f", "é")]
+    [False, False, True, True, True, True, True, False]
+    """
+    if c == " ":
+        return False
+    if unicodedata.category(c) in _ESCAPED_CATEGORIES:
+        return True
+    code = ord(c)
+    return any(low <= code <= high for low, high in _IGNORABLE)
+
+
+def _escape_one(c: str) -> str:
+    code = ord(c)
+    if code < 0x20:
+        return chr(0x2400 + code)
+    if code == 0x7F:
+        return "\u2421"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
 def _visible(text: str) -> str:
-    r"""``text`` with control characters as Unicode control pictures (U+2400…) and
-    bidirectional or line-separating format characters as U+FFFD: nothing in a
-    value can break a line, a table row or the reading order of the text around it.
+    r"""``text`` with what a reader cannot see, or what would reorder or break it, shown (module docstring):
+    nothing in a value can break a line, a table row or the reading order of the text around it.
 
     >>> _visible("a\nb\x1b[0m\u202e")
-    'a␊b␛[0m�'
+    'a␊b␛[0m\\u202e'
+    >>> _visible("repo\u200b\U000e0041\u00a0x")
+    'repo\\u200b\\U000e0041\\u00a0x'
     """
-
-    def picture(match: re.Match[str]) -> str:
-        c = ord(match.group())
-        if c < 0x20:
-            return chr(0x2400 + c)
-        return "\u2421" if c == 0x7F else "\ufffd"
-
-    return _CONTROL.sub(picture, text)
+    if text.isascii():
+        return _C0.sub(lambda m: _escape_one(m.group()), text)
+    return "".join(_escape_one(c) if c < " " or c == "\x7f" or escaped(c) else c for c in text)
 
 
 def _escape(text: str) -> str:
@@ -123,7 +175,7 @@ def _text(value: object) -> str:
     """
     if not isinstance(value, str):
         return _value(value)
-    return _escape(_visible(" ".join(value.split())))
+    return _escape(_visible(" ".join(_ASCII_SPACE.split(value)).strip(" ")))
 
 
 def _value(value: object) -> str:

@@ -2,53 +2,58 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from fractions import Fraction
-from functools import partial
 
 from ablation.experiment import BUNDLE_FAILURE_PREFIX
-from ablation.notes.figures import _approx, _array, _decimal, _exact, _get, _measured_exact, _Results
+from ablation.notes.figures import _approx, _decimal, _exact, _quantity, _Results
 from ablation.notes.markdown import _NONE, _code, _name, _repositories_text, _table, _text, _value
+from ablation.recorded.gates import (
+    CaseCohorts,
+    CostDisclosure,
+    EligibleRepositories,
+    Gate,
+    IdenticalUniverses,
+    OmissionDelta,
+    PrecisionDelta,
+    Staleness,
+    StructuralSeparate,
+    UnnecessaryReduction,
+)
 
-Measured = dict[str, object]
 Measure = tuple[str, str, str]
 
 
-def _g1(m: Measured) -> Measure:
-    ids = _get(m, "eligibleRepositoryIds")
-    shown = ", ".join(_name(i) for i in ids) if isinstance(ids, list) and ids else "none"
-    threshold = _exact(_measured_exact(_get(m, "threshold", "coverage")))
-    count = _get(m, "eligibleRepositoryCount")
-    plain = _repositories_text(count) if isinstance(count, int) else _value(count)
+def _g1(m: EligibleRepositories) -> Measure:
+    shown = ", ".join(_name(i) for i in m.eligible_ids) or "none"
+    threshold = _exact(m.threshold.coverage.fraction)
     return (
-        f"{plain} with coverage ≥ {threshold} ({shown})",
-        _value(count),
-        f"≥ {_value(_get(m, 'threshold', 'repositories'))}",
+        f"{_repositories_text(m.eligible_count)} with coverage ≥ {threshold} ({shown})",
+        str(m.eligible_count),
+        f"≥ {m.threshold.repositories}",
     )
 
 
-def _g2(m: Measured) -> Measure:
-    counts = [_get(x, "caseCount") for x in _array(_get(m, "casesPerRepository"))]
-    fewest = min((c for c in counts if isinstance(c, int)), default=None)
-    minimum = _get(m, "minimumCasesPerRepository")
-    return f"fewest cases in a repository: {_value(fewest)}", _value(fewest), f"≥ {_value(minimum)} per repository"
+def _g2(m: CaseCohorts) -> Measure:
+    fewest = min((x.case_count for x in m.cases_per_repository), default=None)
+    shown = _NONE if fewest is None else str(fewest)
+    return f"fewest cases in a repository: {shown}", shown, f"≥ {m.minimum} per repository"
 
 
-def _g3(m: Measured) -> Measure:
+def _g3(m: IdenticalUniverses) -> Measure:
     return (
-        f"{_value(_get(m, 'caseCount'))} cases; one candidate universe per case; positive maxItems: "
-        f"{'yes' if _get(m, 'positiveMaxItems') else 'no'}",
+        f"{m.case_count} cases; one candidate universe per case; positive maxItems: "
+        f"{'yes' if m.positive_max_items else 'no'}",
         _NONE,
         "by construction",
     )
 
 
-def _g4(gate_id: str, m: Measured) -> Measure:
+def _g4(gate_id: str, m: PrecisionDelta | UnnecessaryReduction | OmissionDelta) -> Measure:
     key = "reduction" if gate_id == "G4b" else "delta"
-    paths, source_list = _measured_exact(m.get("paths")), _measured_exact(m.get("sourceList"))
-    amount = _measured_exact(m.get(key))
+    paths, source_list, amount = _quantity(m.paths), _quantity(m.source_list), _quantity(m.amount)
     threshold = {"G4a": "≥ ", "G4b": "≥ ", "G4c": "≤ "}[gate_id]
-    threshold += _exact(_measured_exact(m.get("threshold"))) if gate_id != "G4c" else "0"
+    recorded_threshold = getattr(m, "threshold", None)
+    threshold += "0" if gate_id == "G4c" else _exact(_quantity(recorded_threshold))
     if amount is None:
         why = "paths baseline is 0" if paths is not None else "empty population"
         return f"{key} not demonstrated ({why})", _NONE, threshold
@@ -59,101 +64,80 @@ def _g4(gate_id: str, m: Measured) -> Measure:
     )
 
 
-def _g5(m: Measured) -> Measure:
-    repos = _get(m, "repositories")
-    parts = [
-        f"{_name(_get(x, 'repositoryId'))} {_exact(_measured_exact(_get(x, 'staleRate')))}"
-        for x in (repos if isinstance(repos, list) else [])
-    ]
+def _g5(m: Staleness) -> Measure:
+    parts = [f"{_name(x.repository_id)} {_exact(x.stale_rate.fraction)}" for x in m.repositories]
     return "stale rates: " + (", ".join(parts) or "none"), _NONE, "review"
 
 
-def _g6(m: Measured) -> Measure:
-    parts = []
-    for arm in ("structural", "fusion"):
-        arm_counts = _get(m, arm)
-        parts.append(f"{arm} {_value(_get(arm_counts, 'available'))}/{_value(_get(arm_counts, 'eligible'))} available")
+def _g6(m: StructuralSeparate) -> Measure:
+    arms = (("structural", m.structural), ("fusion", m.fusion))
+    parts = [f"{arm} {counts.available}/{counts.eligible} available" for arm, counts in arms]
     return ", ".join(parts), _NONE, "review"
 
 
-def _g7(m: Measured) -> Measure:
-    repos = _get(m, "repositories")
-    total = 0
-    for x in repos if isinstance(repos, list) else []:
-        for member in ("sourceListRawBytes", "gitEvidenceBytes"):
-            b = _get(x, member, "bytes")
-            total += b if isinstance(b, int) else 0
+def _g7(m: CostDisclosure) -> Measure:
+    total = sum(x.bytes or 0 for repo in m.repositories for x in (repo.source_list_raw_bytes, repo.git_evidence_bytes))
     return f"{total} bytes of source-list and git evidence; latency not in a v2 input", _NONE, "review"
 
 
-def _g8(m: Measured) -> Measure:
+def _gate_measure(gate: Gate) -> Measure:
+    """(measured text, value, threshold) of one gate row."""
+    m = gate.measured
+    if isinstance(m, EligibleRepositories):
+        return _g1(m)
+    if isinstance(m, CaseCohorts):
+        return _g2(m)
+    if isinstance(m, IdenticalUniverses):
+        return _g3(m)
+    if isinstance(m, PrecisionDelta | UnnecessaryReduction | OmissionDelta):
+        return _g4(gate.id, m)
+    if isinstance(m, Staleness):
+        return _g5(m)
+    if isinstance(m, StructuralSeparate):
+        return _g6(m)
+    if isinstance(m, CostDisclosure):
+        return _g7(m)
     return "owner decision: see the last section (empty until the reviewer completes it)", _NONE, "review"
 
 
-_MEASURES: dict[str, Callable[[Measured], Measure]] = {
-    "G1": _g1,
-    "G2": _g2,
-    "G3": _g3,
-    "G4a": partial(_g4, "G4a"),
-    "G4b": partial(_g4, "G4b"),
-    "G4c": partial(_g4, "G4c"),
-    "G5": _g5,
-    "G6": _g6,
-    "G7": _g7,
-    "G8": _g8,
-}
-
-
-def _gate_measure(gate: Mapping[str, object]) -> Measure:
-    """(measured text, value, threshold) of one gate row; ``—`` three times for an unknown gate."""
-    gate_id = gate.get("id")
-    m = gate.get("measured")
-    measure = _MEASURES.get(gate_id) if isinstance(gate_id, str) else None
-    if measure is None:
-        return _NONE, _NONE, _NONE
-    return measure(m if isinstance(m, dict) else {})
-
-
 def _gates(r: _Results) -> list[str]:
-    assessment = r.recorded.gate_assessment
-    gates = assessment.get("gates")
+    assessment = r.assessment
     rows = []
     bases = []
-    for gate in gates if isinstance(gates, list) else []:
-        if not isinstance(gate, dict):
-            continue
+    for gate in assessment.gates:
         measured, value, threshold = _gate_measure(gate)
-        numeric = gate.get("numericStatus")
+        numeric = gate.numeric_status
         rows.append(
             [
-                _value(gate.get("id")),
-                _name(gate.get("name")),
+                _value(gate.id),
+                _name(gate.name),
                 measured,
                 value,
                 threshold,
                 _NONE if numeric is None else _value(numeric),
-                _value(gate.get("status")),
+                _value(gate.status),
             ]
         )
-        bases.append(f"- **{_value(gate.get('id'))}**: {_text(gate.get('basis'))}")
-    passed = assessment.get("numericGatesPassed")
+        bases.append(f"- **{_value(gate.id)}**: {_text(gate.basis)}")
+    passed = assessment.numeric_gates_passed
     return [
         "## Adoption gates",
         "",
-        f"From `gateAssessment` (population {_code(assessment.get('population'), cell=False)}, treatment "
-        f"{_code(assessment.get('treatment'), cell=False)}). Exact fractions from integer counts; "
+        f"From `gateAssessment` (population {_code(assessment.population, cell=False)}, treatment "
+        f"{_code(assessment.treatment, cell=False)}). Exact fractions from integer counts; "
         "the thresholds are the exact rationals 1/10 and 1/5. "
-        "`status` is `requires_review` where the input cannot decide the gate.",
+        "`status` is `requires_review` where the input cannot decide the gate. Every row's statuses were "
+        "re-derived by `ablation notes` from the exact figures recorded beside them and agree with them.",
         "",
         *_table(
             ["Gate", "Name", "Measured (exact)", "Value (4 places)", "Threshold", "Numeric status", "Status"], rows
         ),
         "",
-        f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed is True else 'no'}**.",
-        f"- Automatic adoption: **{'no' if assessment.get('automaticAdoption') is False else 'INVALID VALUE'}** "
+        f"- Numeric gates (G1, G4a, G4b, G4c) all pass: **{'yes' if passed else 'no'}**.",
+        f"- Automatic adoption: **{'no' if not assessment.automatic_adoption else 'INVALID VALUE'}** "
         "— the evaluator never makes an adoption decision; clearing every numeric gate would only permit a "
         "separate scoped task and owner review.",
-        f"- Standing decision recorded in `result`: {_code(r.result.get('standingDecision'), cell=False)}.",
+        f"- Standing decision recorded in `result`: {_code(r.result.standing_decision, cell=False)}.",
         "",
         "Basis of each gate:",
         "",
@@ -164,19 +148,17 @@ def _gates(r: _Results) -> list[str]:
 def _staleness(r: _Results) -> list[str]:
     rows = []
     for repo in r.repositories:
-        sample = repo.get("metadataStalenessSample")
-        sampled, stale = _get(sample, "sampled"), _get(sample, "stale")
-        rate = Fraction(stale, sampled) if isinstance(sampled, int) and isinstance(stale, int) and sampled else None
-        eligible = repo.get("sourceListEligible") is True
+        sample = repo.staleness
+        rate = Fraction(sample.stale, sample.sampled) if sample.sampled else None
         rows.append(
             [
-                _name(repo.get("id")),
-                _value(sampled),
-                _value(stale),
+                _name(repo.id),
+                str(sample.sampled),
+                str(sample.stale),
                 _approx(rate),
-                "eligible" if eligible else "ineligible control",
-                _text(_get(sample, "method")),
-                _code(_get(sample, "sampleDigest")),
+                "eligible" if repo.source_list_eligible else "ineligible control",
+                _text(sample.method),
+                _code(sample.sample_digest),
             ]
         )
     return [
@@ -190,24 +172,25 @@ def _staleness(r: _Results) -> list[str]:
 
 
 def _structural(r: _Results) -> list[str]:
-    availability = r.result.get("availability")
-    valid = sum(1 for c in r.cases if c.get("structuralEvidence") is not None)
+    availability = r.result.availability
+    valid = sum(1 for c in r.cases if c.structural_evidence is not None)
     reasons: dict[str, int] = {}
     for case in r.cases:
-        failures = _get(case, "arms", "structural", "failures")
-        for failure in failures if isinstance(failures, list) else []:
-            if isinstance(failure, str) and failure.startswith(BUNDLE_FAILURE_PREFIX):
+        arm = case.arms.get("structural")
+        for failure in () if arm is None else arm.failures:
+            if failure.startswith(BUNDLE_FAILURE_PREFIX):
                 detail = failure[len(BUNDLE_FAILURE_PREFIX) :].split(" ", 1)[0] or "(no rule)"
                 reason = f"structural evidence invalid: {detail}"
-            elif isinstance(failure, str):
-                reason = failure
             else:
-                continue
+                reason = failure
             reasons[reason] = reasons.get(reason, 0) + 1
-    rows = [
-        [f"`{arm}`", *(_value(_get(availability, arm, k)) for k in ("eligible", "available", "unavailable"))]
-        for arm in ("structural", "fusion")
-    ]
+    rows = []
+    for arm_name in ("structural", "fusion"):
+        counts = availability.get(arm_name)
+        shown = (
+            [_NONE] * 3 if counts is None else [str(counts.eligible), str(counts.available), str(counts.unavailable)]
+        )
+        rows.append([f"`{arm_name}`", *shown])
     lines = [
         "## Structural evidence availability (G6)",
         "",
@@ -224,23 +207,20 @@ def _structural(r: _Results) -> list[str]:
 
 
 def _costs(r: _Results) -> list[str]:
-    gate = r.gates.get("G7")
-    m = _get(gate, "measured")
-    rows = []
-    for x in _array(_get(m, "repositories")):
-        rows.append(
-            [
-                _name(_get(x, "repositoryId")),
-                *(
-                    _value(_get(x, member, key))
-                    for member in ("sourceListRawBytes", "gitEvidenceBytes")
-                    for key in ("bytes", "approximateTokens")
-                ),
-            ]
-        )
-    receipts = [_get(x, "sciReceiptRawBytes", "bytes") for x in _array(_get(m, "cases"))]
-    sizes = [b for b in receipts if isinstance(b, int)]
-    latency = _get(m, "latency")
+    m = r.gates["G7"].measured
+    assert isinstance(m, CostDisclosure)  # the typed G7 row
+    rows = [
+        [
+            _name(x.repository_id),
+            *(
+                _value(size)
+                for a in (x.source_list_raw_bytes, x.git_evidence_bytes)
+                for size in (a.bytes, a.approximate_tokens)
+            ),
+        ]
+        for x in m.repositories
+    ]
+    sizes = [x.sci_receipt_raw_bytes.bytes for x in m.cases if x.sci_receipt_raw_bytes.bytes is not None]
     return [
         "## Cost disclosure (G7)",
         "",
@@ -249,9 +229,9 @@ def _costs(r: _Results) -> list[str]:
         "",
         *_table(["Repository", "Source-list text bytes", "≈ tokens", "Git evidence bytes", "≈ tokens"], rows),
         "",
-        f"- SCI receipt texts: {len(sizes)} of {len(receipts)} cases carry one"
+        f"- SCI receipt texts: {len(sizes)} of {len(m.cases)} cases carry one"
         + (f", {sum(sizes)} bytes in all (≈ {-(-sum(sizes) // 4)} tokens)." if sizes else "."),
-        f"- Latency: {'not part of a v2 prepared input' if latency is None else _text(latency)}.",
+        "- Latency: not part of a v2 prepared input.",
     ]
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from ablation.notes.charts import _chart, _chart_labels
-from ablation.notes.figures import _approx, _delta, _get, _reduction, _Results, _shown
-from ablation.notes.markdown import _NONE, _code, _name, _repositories_text, _table, _value
+from ablation.notes.charts import _chart_labels, _charts
+from ablation.notes.figures import _approx, _delta, _reduction, _Results, _shown
+from ablation.notes.markdown import _NONE, _code, _name, _repositories_text, _table
 from ablation.rates import RepositoryRates, equal_repository_rates
+from ablation.recorded.result import AllFourPopulation, PairPopulation
 from ablation.result import TREATMENTS
 from ablation.selection import ARMS
 
@@ -17,28 +18,27 @@ def _repositories(r: _Results) -> list[str]:
     rows = []
     pins = []
     for repo in r.repositories:
-        items = repo.get("candidateCount")
-        present = repo.get("metadataPresentCount")
-        coverage = Fraction(present, items) if isinstance(items, int) and isinstance(present, int) and items else None
+        items, present = repo.candidate_count, repo.metadata_present_count
+        coverage = Fraction(present, items) if items else None
         rows.append(
             [
-                _name(repo.get("id")),
-                _code(repo.get("commit")),
-                _value(items),
-                _value(repo.get("trackedPathCount")),
-                _value(present),
+                _name(repo.id),
+                _code(repo.commit),
+                str(items),
+                str(repo.tracked_path_count),
+                str(present),
                 _approx(coverage),
-                "yes" if repo.get("sourceListEligible") else "no (ineligible control)",
-                str(r.cases_of(repo.get("id"))),
+                "yes" if repo.source_list_eligible else "no (ineligible control)",
+                str(r.cases_of(repo.id)),
             ]
         )
         pins.append(
             [
-                _name(repo.get("id")),
-                _code(repo.get("rawSourceListArtifactSha256")),
-                _code(repo.get("sourceListPreparationObservationDigest")),
-                _code(repo.get("sourceListRevision")),
-                _code(repo.get("sourceListExecutableArtifactSha256")),
+                _name(repo.id),
+                _code(repo.raw_source_list_artifact_sha256),
+                _code(repo.preparation_observation_digest),
+                _code(repo.source_list_revision),
+                _code(repo.source_list_executable_sha256),
             ]
         )
     return [
@@ -74,16 +74,18 @@ def _repositories(r: _Results) -> list[str]:
 
 
 def _populations(r: _Results) -> list[str]:
-    availability = r.result.get("availability")
     rows = []
     for arm in ARMS:
-        counts = _get(availability, arm)
-        rows.append([f"`{arm}`", *(_value(_get(counts, k)) for k in ("eligible", "available", "unavailable"))])
+        counts = r.result.availability.get(arm)
+        shown = (
+            [_NONE] * 3 if counts is None else [str(counts.eligible), str(counts.available), str(counts.unavailable)]
+        )
+        rows.append([f"`{arm}`", *shown])
     pop_rows = []
     for treatment in TREATMENTS:
-        pairwise = _get(r.result, "pairwise", treatment)
+        pairwise = r.result.pairwise.get(treatment)
         pop_rows.append(_population_row(f"paths ∩ `{treatment}`", pairwise))
-    pop_rows.append(_population_row("all four arms", r.result.get("allFour")))
+    pop_rows.append(_population_row("all four arms", r.result.all_four))
     return [
         "## Populations and denominators",
         "",
@@ -108,38 +110,31 @@ def _populations(r: _Results) -> list[str]:
     ]
 
 
-def _population_row(label: str, population: object) -> list[str]:
-    d = _get(population, "denominators")
-    macro = _get(population, "equalRepositoryMacro", "repositoryCount")
-    return [
-        label,
-        *(
-            _value(_get(d, k))
-            for k in ("eligibleRepositoryCount", "availableRepositoryCount", "eligibleCaseCount", "availableCaseCount")
-        ),
-        _value(macro),
-    ]
+def _population_row(label: str, population: PairPopulation | AllFourPopulation | None) -> list[str]:
+    if population is None:
+        return [label, *([_NONE] * 5)]
+    d = population.denominators
+    counts = (d.eligible_repository_count, d.available_repository_count, d.eligible_case_count, d.available_case_count)
+    return [label, *(str(n) for n in counts), str(population.macro.repository_count)]
 
 
 def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[str]:
-    pairwise = _get(r.result, "pairwise", treatment)
-    per_repository = _get(pairwise, "perRepository")
-    per_repository = per_repository if isinstance(per_repository, dict) else {}
+    pairwise = r.result.pairwise.get(treatment)
+    per_repository = {} if pairwise is None else pairwise.per_repository
     lines = [f"### paths vs `{treatment}`", ""]
     rows = []
     means: list[tuple[RepositoryRates, RepositoryRates | None]] = []
     charted: list[tuple[str, RepositoryRates, RepositoryRates | None]] = []
     for repo_id, entry in per_repository.items():
-        case_ids = _get(entry, "caseIds")
-        base, other = r.rates(case_ids, "paths"), r.rates(case_ids, treatment)
+        base, other = r.rates(entry.case_ids, "paths"), r.rates(entry.case_ids, treatment)
         if base is not None:
             means.append((base, other))
             charted.append((labels[repo_id], base, other))
         rows.append(_pairwise_row(_name(repo_id), base, other))
     if not means:
-        eligible = _get(pairwise, "denominators", "eligibleCaseCount")
+        eligible = _NONE if pairwise is None else str(pairwise.denominators.eligible_case_count)
         lines.append(
-            f"No case is available for both `paths` and `{treatment}` ({_value(eligible)} eligible cases): "
+            f"No case is available for both `paths` and `{treatment}` ({eligible} eligible cases): "
             "the population is empty and there is nothing to compare."
         )
         return lines
@@ -149,7 +144,7 @@ def _pairwise(r: _Results, treatment: str, labels: Mapping[str, str]) -> list[st
         equal_repository_rates([o for _, o in means if o is not None]),
     )
     rows.append(_pairwise_row(f"**equal-repository mean** ({_repositories_text(len(means))})", *macro))
-    lines += [*_chart(treatment, charted), "", "The authority, exact:", ""]
+    lines += [*_charts(treatment, charted), "", "The authority, exact:", ""]
     lines += _table(
         [
             "Repository",
@@ -191,16 +186,14 @@ def _pairwise_row(label: str, base: RepositoryRates | None, other: RepositoryRat
 
 
 def _all_four(r: _Results) -> list[str]:
-    population = r.result.get("allFour")
-    per_repository = _get(population, "perRepository")
-    per_repository = per_repository if isinstance(per_repository, dict) else {}
+    population = r.result.all_four
+    per_repository = population.per_repository
     lines = ["### All four arms (the all-four eligible-and-available intersection)", ""]
     rows = []
     by_arm: dict[str, list[RepositoryRates]] = {arm: [] for arm in ARMS}
     for repo_id, entry in per_repository.items():
-        case_ids = _get(entry, "caseIds")
         for arm in ARMS:
-            rates = r.rates(case_ids, arm)
+            rates = r.rates(entry.case_ids, arm)
             if rates is not None:
                 by_arm[arm].append(rates)
                 rows.append(
@@ -215,10 +208,9 @@ def _all_four(r: _Results) -> list[str]:
                     ]
                 )
     if not rows:
-        eligible = _get(population, "denominators", "eligibleCaseCount")
+        eligible = population.denominators.eligible_case_count
         lines.append(
-            f"No case is available in all four arms ({_value(eligible)} eligible cases): the all-four "
-            "intersection is empty."
+            f"No case is available in all four arms ({eligible} eligible cases): the all-four intersection is empty."
         )
         return lines
     for arm in ARMS:

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ablation.canonical import canon, js_number
-from ablation.strictjson import parse_text
-from ablation.text import identity_tokens, ranking_tokens, tokens
+from ablation.contracts.base import Reporter
+from ablation.contracts.git_index import _checked_records, _whole_buffer_records
+from ablation.contracts.source_list_items import _ASCII_SAFE_PATH
+from ablation.errors import InputRejected
+from ablation.selection import ARMS, Scores, _postings, select_arms
+from ablation.strictjson import JsonGrammarError, _scan, parse_text
+from ablation.text import extname, identity_tokens, is_safe_path, ranking_tokens, tokens
 
-scalar_text = st.text(st.characters(blacklist_categories=("Cs",)))
+scalar_text = st.text(st.characters(blacklist_categories=["Cs"]))
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | scalar_text,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(scalar_text, children, max_size=4),
@@ -81,10 +87,6 @@ _record_parts = st.tuples(
 
 @given(st.lists(_record_parts, max_size=6), st.sampled_from([b"", b"\0", b"\xef\xbb\xbf", b"\xff"]))
 def test_git_fast_scan_agrees_with_record_by_record_check(parts: list[tuple[str, ...]], tail: bytes) -> None:
-    from ablation.contracts.base import Reporter
-    from ablation.contracts.git_index import _checked_records, _whole_buffer_records
-    from ablation.errors import InputRejected
-
     data = b"".join(f"{m} {o} {s}{sep}{p}".encode() + b"\0" for m, o, s, sep, p in parts) + tail
     if not data or data[-1] != 0:
         return
@@ -96,11 +98,12 @@ def test_git_fast_scan_agrees_with_record_by_record_check(parts: list[tuple[str,
     assert fast == checked
 
 
-@given(st.lists(st.one_of(st.none(), st.text(st.sampled_from("aB9-/._ \u212a\u0130\u03a3\u017fxyzé"), max_size=12)),
-                max_size=8))
+@given(
+    st.lists(
+        st.one_of(st.none(), st.text(st.sampled_from("aB9-/._ \u212a\u0130\u03a3\u017fxyzé"), max_size=12)), max_size=8
+    )
+)
 def test_joined_postings_equal_per_item_tokenization(texts: list[str | None]) -> None:
-    from ablation.selection import _postings
-
     expected: dict[str, list[int]] = {}
     for k, text in enumerate(texts):
         for token in sorted({t for t in tokens(text or "") if len(t) >= 3}):
@@ -109,36 +112,62 @@ def test_joined_postings_equal_per_item_tokenization(texts: list[str | None]) ->
 
 
 _json_fragments = st.lists(
-    st.sampled_from(['{"a":', '{"a":1,"a":', '[', ']', '}', ',', '1', '1.5', '1e400', '-0', '"x"', '"\\ud800"',
-                     '"\\ud83d\\ude00"', 'true', 'null', '9007199254740993', ' ', 'NaN', '"\\u0061"']),
+    st.sampled_from(
+        [
+            '{"a":',
+            '{"a":1,"a":',
+            "[",
+            "]",
+            "}",
+            ",",
+            "1",
+            "1.5",
+            "1e400",
+            "-0",
+            '"x"',
+            '"\\ud800"',
+            '"\\ud83d\\ude00"',
+            "true",
+            "null",
+            "9007199254740993",
+            " ",
+            "NaN",
+            '"\\u0061"',
+        ]
+    ),
     max_size=12,
 )
 
 
 @given(_json_fragments)
 def test_fast_path_agrees_with_the_scanner_of_record(fragments: list[str]) -> None:
-    from ablation.strictjson import JsonGrammarError, _scan
-
     text = "".join(fragments)
     try:
         fast = parse_text(text)
     except JsonGrammarError as exc:
         fast_outcome: object = ("grammar", exc.rule)
     else:
-        fast_outcome = ("ok", [(v.rule, v.path) for v in fast.violations],
-                        canon(fast.value) if not fast.violations else None)
+        fast_outcome = (
+            "ok",
+            [(v.rule, v.path) for v in fast.violations],
+            canon(fast.value) if not fast.violations else None,
+        )
     try:
         slow = _scan(text)
     except JsonGrammarError as exc:
         slow_outcome: object = ("grammar", exc.rule)
     else:
-        slow_outcome = ("ok", [(v.rule, v.path) for v in slow.violations],
-                        canon(slow.value) if not slow.violations else None)
+        slow_outcome = (
+            "ok",
+            [(v.rule, v.path) for v in slow.violations],
+            canon(slow.value) if not slow.violations else None,
+        )
     assert fast_outcome == slow_outcome
 
 
-def _naive_selection(p: dict[int, int], m: dict[int, int], s: dict[int, tuple[int, ...]], arm: str,
-                     max_items: int, n: int) -> list[int]:  # fmt: skip
+def _naive_selection(
+    p: dict[int, int], m: dict[int, int], s: dict[int, tuple[int, ...]], arm: str, max_items: int, n: int
+) -> list[int]:
     """SPEC §5.3 literally: sort every item by the arm's full key, take the first maxItems."""
     zero = (0,) * 7
 
@@ -151,37 +180,35 @@ def _naive_selection(p: dict[int, int], m: dict[int, int], s: dict[int, tuple[in
 
 
 @given(
-    st.integers(1, 12).flatmap(lambda n: st.tuples(
-        st.just(n),
-        st.dictionaries(st.integers(0, n - 1), st.integers(1, 3).map(lambda x: 2 * x), max_size=n),
-        st.dictionaries(st.integers(0, n - 1), st.integers(1, 3), max_size=n),
-        st.dictionaries(st.integers(0, n - 1), st.tuples(*[st.integers(0, 2)] * 7).filter(any), max_size=n),
-        st.integers(1, n),
-    ))
+    st.integers(1, 12).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.dictionaries(st.integers(0, n - 1), st.integers(1, 3).map(lambda x: 2 * x), max_size=n),
+            st.dictionaries(st.integers(0, n - 1), st.integers(1, 3), max_size=n),
+            st.dictionaries(st.integers(0, n - 1), st.tuples(*[st.integers(0, 2)] * 7).filter(any), max_size=n),
+            st.integers(1, n),
+        )
+    )
 )
-def test_selection_equals_a_full_sort_by_the_spec_keys(case: tuple) -> None:  # type: ignore[type-arg]
-    from ablation.selection import ARMS, Scores, select_arms
-
+def test_selection_equals_a_full_sort_by_the_spec_keys(case: tuple[Any, ...]) -> None:
     n, p, m, s, max_items = case
     selections = select_arms(Scores(path=p, metadata=m, structural=s), ARMS, max_items, n)
     for arm in ARMS:
         assert selections[arm] == _naive_selection(p, m, s, arm, max_items, n), arm
 
 
-@given(st.lists(st.sampled_from(["a", "b", ".", "/", " ", "\\", ":", "C", "-", "~", "\t", "\n", "é", "ab", ".."]),
-                max_size=10).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["a", "b", ".", "/", " ", "\\", ":", "C", "-", "~", "\t", "\n", "é", "ab", ".."]), max_size=10
+    ).map("".join)
+)
 def test_ascii_safe_path_fast_match_equals_the_predicate(path: str) -> None:
-    from ablation.contracts.source_list_items import _ASCII_SAFE_PATH
-    from ablation.text import is_safe_path
-
     if path.isascii():
         assert (_ASCII_SAFE_PATH.fullmatch(path) is not None) == is_safe_path(path)
 
 
 @given(st.lists(st.sampled_from(["a", ".", "/", "..", "js", "é", "K"]), max_size=8).map("".join))
 def test_extname_follows_the_last_segment_rule(path: str) -> None:
-    from ablation.text import extname
-
     base = path.rpartition("/")[2]
     dot = base.rfind(".")
     expected = "" if dot <= 0 or base == ".." else base[dot:]

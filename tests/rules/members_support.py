@@ -1,4 +1,4 @@
-"""Shared helpers of the ``test_members_*`` pins (issue 25): inputs and bundles from ``tests/builder.py``.
+"""Shared helpers of the ``test_members_*`` pins (issue 25): inputs and bundles from ``tests/builders/prepared.py``.
 
 Two kinds of input:
 
@@ -27,7 +27,7 @@ from ablation.canonical import canonical_digest
 from ablation.contracts.structural import StructuralEvidence, validate_bundle
 from ablation.errors import BundleInvalid, InputRejected, RejectedInput
 from ablation.experiment import ValidatedExperiment, validate_experiment
-from tests import builder
+from tests.builders import prepared as builder
 
 Obj = dict[str, Any]
 
@@ -37,15 +37,43 @@ QUESTION = "Locate alpha request parsing and validation behavior."
 PATHS = tuple(
     f"src/{name}.js"
     for name in (
-        "alpha", "beta", "cache", "config", "exporter", "graph",
-        "parser", "ranking", "receipt", "runner", "security", "zeta",
+        "alpha",
+        "beta",
+        "cache",
+        "config",
+        "exporter",
+        "graph",
+        "parser",
+        "ranking",
+        "receipt",
+        "runner",
+        "security",
+        "zeta",
     )
-)  # fmt: skip
+)
 #: Twenty words that give twenty distinct intent signatures (CASE-15).
 WORDS = (
-    "alpha", "beta", "cache", "config", "exporter", "graph", "parser", "ranking", "receipt", "runner",
-    "security", "zeta", "ledger", "socket", "router", "schema", "tokens", "widget", "queue", "lexer",
-)  # fmt: skip
+    "alpha",
+    "beta",
+    "cache",
+    "config",
+    "exporter",
+    "graph",
+    "parser",
+    "ranking",
+    "receipt",
+    "runner",
+    "security",
+    "zeta",
+    "ledger",
+    "socket",
+    "router",
+    "schema",
+    "tokens",
+    "widget",
+    "queue",
+    "lexer",
+)
 OB = "executionObservation"
 RAW = f"{OB}/rawEvidence"
 

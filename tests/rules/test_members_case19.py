@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builder import prepared_input
+from tests.builders.prepared import prepared_input
 from tests.rules.members_support import accepted, cases_of, experiment, minimal, rejection, rejections, repository
 
 

@@ -54,33 +54,67 @@ def test_a_valid_header_crc_on_the_last_member_covers_that_member_only() -> None
 @pytest.mark.parametrize(
     ("last", "line"),
     [
-        (b"\x1f\x8c" + LAST[2:], f"GZ-1 at byte {AT}: expected another gzip member (1f 8b 08) or the end of the file; "
-                                 f"found {len(LAST)} more bytes (1f 8c 08 00 00 00 00 00 …)"),
-        (LAST[:2] + b"\x07" + LAST[3:], f"GZ-1 at byte {AT}: expected another gzip member (1f 8b 08) or the end of "
-                                        f"the file; found {len(LAST)} more bytes (1f 8b 07 00 00 00 00 00 …)"),
-        (LAST[:3] + b"\x20" + LAST[4:], f"GZ-1 at byte {AT + 3}: expected reserved flag bits 5-7 zero (RFC 1952); "
-                                        "found flags 0x20"),
-        (LAST[:3] + b"\x80" + LAST[4:], f"GZ-1 at byte {AT + 3}: expected reserved flag bits 5-7 zero (RFC 1952); "
-                                        "found flags 0x80"),
-        (LAST[:3] + b"\x08" + LAST[4:10] + b"n" * 1100 + b"\x00" + LAST[10:],
-         f"GZ-1 at byte {AT + 10}: expected a zero-terminated FNAME field of at most 1024 bytes; "
-         "found no zero byte in 1024 bytes"),
-        (LAST[:3] + b"\x10" + LAST[4:10] + b"c" * 1100 + b"\x00" + LAST[10:],
-         f"GZ-1 at byte {AT + 10}: expected a zero-terminated FCOMMENT field of at most 1024 bytes; "
-         "found no zero byte in 1024 bytes"),
-        (LAST[:-8] + bytes(4) + LAST[-4:], f"GZ-1 at byte {AT + len(LAST) - 8}: expected the CRC-32 "
-                                           f"0x{zlib.crc32(LAST_DATA):08x} of the member's data; found 0x00000000"),
-        (LAST[:-4] + struct.pack("<I", len(LAST_DATA) + 1),
-         f"GZ-1 at byte {AT + len(LAST) - 4}: expected ISIZE {len(LAST_DATA)} (the member's length mod 2^32); "
-         f"found {len(LAST_DATA) + 1}"),
-        (LAST[:-1], f"GZ-1 at byte {AT + len(LAST) - 8}: expected the 8-byte member trailer (CRC-32, ISIZE); "
-                    "found 7 bytes"),
-        (LAST + b"\x00", f"GZ-1 at byte {AT + len(LAST)}: expected another gzip member (1f 8b 08) or the end of the "
-                         "file; found 1 more bytes (00)"),
+        (
+            b"\x1f\x8c" + LAST[2:],
+            f"GZ-1 at byte {AT}: expected another gzip member (1f 8b 08) or the end of the file; "
+            f"found {len(LAST)} more bytes (1f 8c 08 00 00 00 00 00 …)",
+        ),
+        (
+            LAST[:2] + b"\x07" + LAST[3:],
+            f"GZ-1 at byte {AT}: expected another gzip member (1f 8b 08) or the end of "
+            f"the file; found {len(LAST)} more bytes (1f 8b 07 00 00 00 00 00 …)",
+        ),
+        (
+            LAST[:3] + b"\x20" + LAST[4:],
+            f"GZ-1 at byte {AT + 3}: expected reserved flag bits 5-7 zero (RFC 1952); found flags 0x20",
+        ),
+        (
+            LAST[:3] + b"\x80" + LAST[4:],
+            f"GZ-1 at byte {AT + 3}: expected reserved flag bits 5-7 zero (RFC 1952); found flags 0x80",
+        ),
+        (
+            LAST[:3] + b"\x08" + LAST[4:10] + b"n" * 1100 + b"\x00" + LAST[10:],
+            f"GZ-1 at byte {AT + 10}: expected a zero-terminated FNAME field of at most 1024 bytes; "
+            "found no zero byte in 1024 bytes",
+        ),
+        (
+            LAST[:3] + b"\x10" + LAST[4:10] + b"c" * 1100 + b"\x00" + LAST[10:],
+            f"GZ-1 at byte {AT + 10}: expected a zero-terminated FCOMMENT field of at most 1024 bytes; "
+            "found no zero byte in 1024 bytes",
+        ),
+        (
+            LAST[:-8] + bytes(4) + LAST[-4:],
+            f"GZ-1 at byte {AT + len(LAST) - 8}: expected the CRC-32 "
+            f"0x{zlib.crc32(LAST_DATA):08x} of the member's data; found 0x00000000",
+        ),
+        (
+            LAST[:-4] + struct.pack("<I", len(LAST_DATA) + 1),
+            f"GZ-1 at byte {AT + len(LAST) - 4}: expected ISIZE {len(LAST_DATA)} (the member's length mod 2^32); "
+            f"found {len(LAST_DATA) + 1}",
+        ),
+        (
+            LAST[:-1],
+            f"GZ-1 at byte {AT + len(LAST) - 8}: expected the 8-byte member trailer (CRC-32, ISIZE); found 7 bytes",
+        ),
+        (
+            LAST + b"\x00",
+            f"GZ-1 at byte {AT + len(LAST)}: expected another gzip member (1f 8b 08) or the end of the "
+            "file; found 1 more bytes (00)",
+        ),
     ],
-    ids=["magic", "method", "reserved-bit-5", "reserved-bit-7", "fname-too-long", "fcomment-too-long", "crc32",
-         "isize", "trailer-cut", "trailing-zero"],
-)  # fmt: skip
+    ids=[
+        "magic",
+        "method",
+        "reserved-bit-5",
+        "reserved-bit-7",
+        "fname-too-long",
+        "fcomment-too-long",
+        "crc32",
+        "isize",
+        "trailer-cut",
+        "trailing-zero",
+    ],
+)
 def test_every_check_applies_to_the_last_member(last: bytes, line: str) -> None:
     """The first member is valid; each defect of the last one is GZ-1 at its offset in the file."""
     assert _rejected(FIRST + last) == line

@@ -77,11 +77,15 @@ def _with_limitations(limitations: list[Obj], *, complete: bool = True) -> Obj:
         (_limitation(message=""), "message", "a Portable NBText(2000)", "''"),
         (_limitation(message="see /home/alice/log"), "message", "a Portable NBText(2000)", "'see /home/alice/log'"),
         (_limitation(affects="no"), "affectsCompleteness", "a boolean", "'no'"),
-        ({"code": "partial_scan", "message": "x"}, "", "an object Closed{code, message, affectsCompleteness}",
-         "no member 'affectsCompleteness'"),
+        (
+            {"code": "partial_scan", "message": "x"},
+            "",
+            "an object Closed{code, message, affectsCompleteness}",
+            "no member 'affectsCompleteness'",
+        ),
     ],
     ids=["code", "message-empty", "message-home", "affects-string", "closed"],
-)  # fmt: skip
+)
 def test_RCPT_40_the_last_of_three_limitations(last: Obj, where: str, expected: str, found: str) -> None:
     """Two valid limitations, then a bad one: RCPT-40 at limitations/2."""
     b = _with_limitations([_limitation(), _limitation(code="slow"), last])

@@ -30,7 +30,7 @@ import pytest
 from ablation.canonical import canonical_digest
 from ablation.errors import RejectedInput
 from ablation.experiment import validate_experiment
-from tests import builder
+from tests.builders import prepared as builder
 from tests.rules.members_support import PATHS, accepted, items, minimal, rejection, rejections
 
 PREP = "/repositories/0/sourceListPreparation"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from ablation.canonical import canonical_digest, raw_digest
-from tests.builder import raw_text
+from tests.builders.prepared import raw_text
 from tests.rules.members_support import OB, RAW, bundle, bundle_failure, reseal, validate
 
 WHERE = f"{RAW}/transcriptJson -> "

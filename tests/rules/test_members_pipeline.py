@@ -27,9 +27,10 @@ from pathlib import Path
 
 import pytest
 
+from ablation import files
 from ablation.errors import InputRejected, RejectedInput, ResourcesExhausted, UsageError
 from ablation.pipeline import _read_bounded, evaluate, gunzip_members, load_input
-from tests import builder
+from tests.builders import prepared as builder
 from tests.rules.members_support import minimal
 
 LIMIT = 1 << 20
@@ -69,26 +70,53 @@ def test_an_FEXTRA_field_alone_is_skipped_by_its_length() -> None:
 @pytest.mark.parametrize(
     ("data", "line"),
     [
-        (HEADER[:3] + b"\x04" + HEADER[4:], "GZ-1 at byte 10: expected the 2-byte FEXTRA length; "
-                                            "found the end of the file"),
-        (HEADER[:3] + b"\x04" + HEADER[4:] + b"\x03", "GZ-1 at byte 10: expected the 2-byte FEXTRA length; "
-                                                       "found the end of the file"),
-        (HEADER[:3] + b"\x04" + HEADER[4:] + b"\x00\x00", "GZ-1 at byte 12: expected the rest of the deflate stream; "
-                                                           "found the end of the file"),
-        (HEADER[:3] + b"\x04" + HEADER[4:] + b"\x03\x00abc", "GZ-1 at byte 15: expected the rest of the deflate "
-                                                              "stream; found the end of the file"),
-        (HEADER[:3] + b"\x04" + HEADER[4:] + b"\x03\x00ab", "GZ-1 at byte 14: expected the rest of the FEXTRA field; "
-                                                             "found the end of the file"),
-        (HEADER[:3] + b"\x02" + HEADER[4:], "GZ-1 at byte 10: expected the 2-byte header CRC (FHCRC); "
-                                            "found the end of the file"),
-        (HEADER[:3] + b"\x02" + HEADER[4:] + b"\x00", "GZ-1 at byte 10: expected the 2-byte header CRC (FHCRC); "
-                                                       "found the end of the file"),
-        (HEADER[:3] + b"\x02" + HEADER[4:] + struct.pack("<H", zlib.crc32(HEADER[:3] + b"\x02" + HEADER[4:]) & 0xFFFF),
-         "GZ-1 at byte 12: expected the rest of the deflate stream; found the end of the file"),
+        (
+            HEADER[:3] + b"\x04" + HEADER[4:],
+            "GZ-1 at byte 10: expected the 2-byte FEXTRA length; found the end of the file",
+        ),
+        (
+            HEADER[:3] + b"\x04" + HEADER[4:] + b"\x03",
+            "GZ-1 at byte 10: expected the 2-byte FEXTRA length; found the end of the file",
+        ),
+        (
+            HEADER[:3] + b"\x04" + HEADER[4:] + b"\x00\x00",
+            "GZ-1 at byte 12: expected the rest of the deflate stream; found the end of the file",
+        ),
+        (
+            HEADER[:3] + b"\x04" + HEADER[4:] + b"\x03\x00abc",
+            "GZ-1 at byte 15: expected the rest of the deflate stream; found the end of the file",
+        ),
+        (
+            HEADER[:3] + b"\x04" + HEADER[4:] + b"\x03\x00ab",
+            "GZ-1 at byte 14: expected the rest of the FEXTRA field; found the end of the file",
+        ),
+        (
+            HEADER[:3] + b"\x02" + HEADER[4:],
+            "GZ-1 at byte 10: expected the 2-byte header CRC (FHCRC); found the end of the file",
+        ),
+        (
+            HEADER[:3] + b"\x02" + HEADER[4:] + b"\x00",
+            "GZ-1 at byte 10: expected the 2-byte header CRC (FHCRC); found the end of the file",
+        ),
+        (
+            HEADER[:3]
+            + b"\x02"
+            + HEADER[4:]
+            + struct.pack("<H", zlib.crc32(HEADER[:3] + b"\x02" + HEADER[4:]) & 0xFFFF),
+            "GZ-1 at byte 12: expected the rest of the deflate stream; found the end of the file",
+        ),
     ],
-    ids=["fextra-no-length", "fextra-one-byte", "fextra-empty-then-end", "fextra-exactly-to-end", "fextra-cut",
-         "fhcrc-none", "fhcrc-one-byte", "fhcrc-then-end"],
-)  # fmt: skip
+    ids=[
+        "fextra-no-length",
+        "fextra-one-byte",
+        "fextra-empty-then-end",
+        "fextra-exactly-to-end",
+        "fextra-cut",
+        "fhcrc-none",
+        "fhcrc-one-byte",
+        "fhcrc-then-end",
+    ],
+)
 def test_optional_fields_cut_by_the_end_of_the_file(data: bytes, line: str) -> None:
     """Each optional field cut short (or ending exactly at the end of the file): GZ-1 where the bytes ran out."""
     assert _gz1(data) == line
@@ -238,10 +266,14 @@ def test_upper_case_hex_is_accepted(prepared: Path) -> None:
 
 @pytest.mark.parametrize(
     ("code", "error"),
-    [(errno.EMFILE, ResourcesExhausted), (errno.ENFILE, ResourcesExhausted), (errno.ENOMEM, ResourcesExhausted),
-     (errno.EACCES, UsageError)],
+    [
+        (errno.EMFILE, ResourcesExhausted),
+        (errno.ENFILE, ResourcesExhausted),
+        (errno.ENOMEM, ResourcesExhausted),
+        (errno.EACCES, UsageError),
+    ],
     ids=["EMFILE", "ENFILE", "ENOMEM", "EACCES"],
-)  # fmt: skip
+)
 def test_an_open_that_fails_for_want_of_resources_is_exit_6(
     prepared: Path, monkeypatch: pytest.MonkeyPatch, code: int, error: type[Exception]
 ) -> None:
@@ -250,7 +282,7 @@ def test_an_open_that_fails_for_want_of_resources_is_exit_6(
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(code, "refused")
 
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(files.os, "open", refuse)
     with pytest.raises(error) as info:
         load_input(str(prepared))
     assert str(info.value) == f"cannot read input {str(prepared)!r}: refused"

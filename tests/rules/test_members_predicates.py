@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 
 from ablation.text import extname, is_meta_scalar, is_nbtext, is_normalized, is_portable, is_safe_path
-from tests import builder
+from tests.builders import prepared as builder
 from tests.rules.members_support import (
     PATHS,
     QUESTION,
@@ -74,9 +74,19 @@ def test_extname_is_SPEC_9_9(path: str, ext: str) -> None:
         ("a" * 4096, True),
         ("a" * 4097, False),
     ],
-    ids=["one-char", "slash", "absolute", "trailing-slash", "4096-bytes-of-emoji", "4100-bytes-of-emoji",
-         "4096-bytes-of-e-acute", "4098-bytes-of-e-acute", "4096-ascii", "4097-ascii"],
-)  # fmt: skip
+    ids=[
+        "one-char",
+        "slash",
+        "absolute",
+        "trailing-slash",
+        "4096-bytes-of-emoji",
+        "4100-bytes-of-emoji",
+        "4096-bytes-of-e-acute",
+        "4098-bytes-of-e-acute",
+        "4096-ascii",
+        "4097-ascii",
+    ],
+)
 def test_safe_path_edges(s: str, ok: bool) -> None:
     """SafePath: (1) non-empty, (2) at most 4096 UTF-8 bytes, (4) no leading ``/``, (9) no empty segment."""
     assert is_safe_path(s) is ok
@@ -134,10 +144,22 @@ def test_SL_19_a_summary_of_240_utf16_units_with_U_FFFF() -> None:
 
 #: SPEC §9.6, written out: the 25 code points of W.
 W_SPEC = (
-    "\t", "\n", "\x0b", "\x0c", "\r", " ", "\xa0", "\u1680",
+    "\t",
+    "\n",
+    "\x0b",
+    "\x0c",
+    "\r",
+    " ",
+    "\xa0",
+    "\u1680",
     *(chr(c) for c in range(0x2000, 0x200B)),
-    "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff",
-)  # fmt: skip
+    "\u2028",
+    "\u2029",
+    "\u202f",
+    "\u205f",
+    "\u3000",
+    "\ufeff",
+)
 #: Characters Python's whitespace tests take for whitespace (or that look like it) but W does not hold.
 NOT_W = ("\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u180e", "\u200b")
 CONTROLS = frozenset("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85")

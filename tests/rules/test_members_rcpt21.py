@@ -144,14 +144,33 @@ def test_end_before_start_fails(rng: Any, points: str) -> None:
         (lambda r: r | {"end": 0}, f"{E0}/end", "an object Closed{line, column}", "0"),
         (lambda r: r | {"start": {"line": 0}}, f"{E0}/start", "an object Closed{line, column}", "no member 'column'"),
         (lambda r: r | {"end": {"column": 5}}, f"{E0}/end", "an object Closed{line, column}", "no member 'line'"),
-        (lambda r: r | {"start": r["start"] | {"offset": 0}}, f"{E0}/start", "an object Closed{line, column}",
-         "an unknown member 'offset'"),
-        (lambda r: r | {"end": r["end"] | {"offset": 5}}, f"{E0}/end", "an object Closed{line, column}",
-         "an unknown member 'offset'"),
+        (
+            lambda r: r | {"start": r["start"] | {"offset": 0}},
+            f"{E0}/start",
+            "an object Closed{line, column}",
+            "an unknown member 'offset'",
+        ),
+        (
+            lambda r: r | {"end": r["end"] | {"offset": 5}},
+            f"{E0}/end",
+            "an object Closed{line, column}",
+            "an unknown member 'offset'",
+        ),
     ],
-    ids=["null", "array", "no-end", "no-start", "extra", "start-null", "end-number", "start-no-column", "end-no-line",
-         "start-extra", "end-extra"],
-)  # fmt: skip
+    ids=[
+        "null",
+        "array",
+        "no-end",
+        "no-start",
+        "extra",
+        "start-null",
+        "end-number",
+        "start-no-column",
+        "end-no-line",
+        "start-extra",
+        "end-extra",
+    ],
+)
 def test_each_level_is_a_closed_object(change: Any, where: str, expected: str, found: str) -> None:
     """range, start and end are each Closed: not an object, a member missing or one too many."""
     _fails(change(span(0, 0, 0, 5)), where, expected, found)

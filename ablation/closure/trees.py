@@ -1,0 +1,96 @@
+"""Whole-tree inventories of the closure's folders: nothing may be added anywhere below them (issue 18 item 3).
+
+A layer lists its files with their SHA-256; the interpreter imports whatever it
+finds below a ``sys.path`` entry, so a file or folder added next to them (a
+``sitecustomize/`` package in the standard library, a module in ``lib-dynload``)
+would run without ever being hashed. The manifest therefore also lists, for
+each folder root — the environment's folder (``prefix``, a venv), its
+``site-packages`` (``site``) and the standard library (``stdlib``) — every entry
+that is not a layer file (:func:`collect_tree`, at sealing). At run time
+:func:`tree_problems` lists each recorded folder once and compares the names it
+holds with the recorded ones: an added or missing name is a problem. One
+directory listing per folder and no ``stat`` per file keeps this cheap (about
+300 folders for CPython's standard library).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from ablation.closure.problem import Problem
+
+__all__ = ["collect_tree", "tree_problems"]
+
+
+def _kind(path: Path) -> str:
+    if path.is_symlink():
+        return "link"
+    if path.is_dir():
+        return "dir"
+    return "file" if path.is_file() else "other"
+
+
+def collect_tree(root: Path, files: Iterable[str], *, skip: Iterable[str] = ()) -> dict[str, str]:
+    """Every entry below ``root`` that is not one of ``files``: relative path → kind (sealing).
+
+    Args:
+        root: the folder.
+        files: paths relative to ``root`` that a layer (or the local files) lists.
+        skip: folders relative to ``root`` recorded as ``skip`` and not entered.
+
+    Kinds: ``dir`` (entered), ``link`` (a symbolic link, never followed), ``file``
+    (a regular file no layer lists), ``other`` (a fifo, socket or device), ``skip``.
+    """
+    listed, skipped = set(files), set(skip)
+    entries: dict[str, str] = {}
+    pending = [root]
+    while pending:
+        here = pending.pop()
+        with os.scandir(here) as listing:
+            for entry in listing:
+                path = Path(entry.path)
+                relative = path.relative_to(root).as_posix()
+                if relative in skipped:
+                    entries[relative] = "skip"
+                elif relative not in listed:
+                    entries[relative] = _kind(path)
+                    if entries[relative] == "dir":
+                        pending.append(path)
+    return entries
+
+
+def tree_problems(
+    root: str, tree: Mapping[str, str], files: Iterable[str], layer: str, *, only_folders: bool = False
+) -> list[Problem]:
+    """Every name added to or missing from a recorded folder below ``root`` (run time).
+
+    Each recorded folder is listed once; the paths found are compared with the
+    recorded ones as two sets, so the cost is one directory listing per folder.
+
+    Args:
+        root: the folder's absolute path.
+        tree: the manifest's entries of this root (:func:`collect_tree`).
+        files: the layer files below it, relative to ``root``.
+        layer: the layer problems are reported under.
+        only_folders: report only added folders and nothing missing (``site-packages``,
+            whose files another check compares one by one).
+    """
+    problems = []
+    present: set[str] = set()
+    for folder in ["", *(path for path, kind in tree.items() if kind == "dir")]:
+        try:
+            names = os.listdir(os.path.join(root, folder) if folder else root)
+        except OSError as error:
+            problems.append(Problem(folder or ".", layer, f"cannot be listed ({error.strerror})"))
+            continue
+        present.update([f"{folder}/{name}" for name in names] if folder else names)
+    expected = set(tree).union(files)
+    for path in sorted(present - expected):
+        if not only_folders or os.path.isdir(os.path.join(root, path)):
+            problems.append(Problem(path, layer, "is not in the closure manifest"))
+    if not only_folders:
+        what = "is missing (it is in the closure manifest)"
+        problems.extend(Problem(path, layer, what) for path in sorted(expected - present))
+    return problems

@@ -1,0 +1,265 @@
+"""What is hashed is what runs: every import of the sealed closure runs the bytes checked against the manifest.
+
+Stage 2 of the sealed start (:mod:`ablation.closure.boot`) calls :func:`run`. It
+reads the closure manifest once (:data:`Closure.manifest`, the bytes every later
+check and the identity use), replaces the interpreter's file-system import hook by
+one whose loaders read each file once, compare its SHA-256 with the manifest and
+hand exactly those bytes to the interpreter:
+
+- a module's bytecode (``.pyc``) or source is executed from the bytes that were
+  hashed, so a file swapped between a check and an import cannot run;
+- an extension module (``.so``) is hashed from an open file, then loaded by the
+  dynamic loader from its path. That cannot be done from the checked bytes; the
+  run-time check later compares the device and inode the kernel mapped with the
+  ones hashed (README "What the identity proves, and what it cannot").
+
+A file that is not in the manifest, or whose bytes differ, raises
+:class:`ClosureViolation`, which no ``except Exception`` can swallow; :func:`run`
+prints it as one line and exits 3. Like :mod:`ablation.closure.boot`, this module
+imports nothing but what the interpreter has built in or frozen, so the console
+script can run it from its checked bytecode before any other file is read.
+"""
+
+import os
+import sys
+
+from ablation.closure.boot import COMMANDS as _MAIN_MODULES
+from ablation.closure.boot import OPENSSL_CONFIG, REMEDY
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from importlib import machinery as _external
+    from types import ModuleType
+    from typing import Protocol
+
+    class _Hash(Protocol):
+        def update(self, data: bytes | memoryview, /) -> None: ...
+        def hexdigest(self) -> str: ...
+else:
+    _external = sys.modules["_frozen_importlib_external"]
+
+__all__ = ["CLOSURE", "Closure", "ClosureViolation", "read_layers", "run"]
+
+_LAYERS = ("package", "dependencies", "stdlib", "interpreter")
+_OTHER_SITES = ("site-packages", "dist-packages")
+
+
+class ClosureViolation(BaseException):
+    """A closure file that is not in the manifest or differs from it, found when it was imported (exit 3).
+
+    A ``BaseException``, so that no library's ``except Exception`` around an import
+    turns a refused module into a silent fallback.
+    """
+
+
+def read_layers(data: bytes) -> dict[str, dict[str, str | None]]:
+    r"""The four layers of a closure manifest, read as ``render_manifest`` lays them out (no JSON parser).
+
+    A layer is a block of lines ``  ["<path>", "<64 hex>"],`` (``null`` for an
+    unhashed file; no comma after the last), so path and digest are cut from each
+    line by position: the sealed start pays no parser for thousands of entries.
+    Lines holding a backslash (a JSON escape) are left out: no importable module
+    has one in its name (the run-time check then reads the manifest as JSON and
+    compares, :func:`ablation.closure.manifest.read_manifest`).
+
+    >>> text = b' "layers": {\n  "package": [\n  ["a.py", "' + b"a" * 64 + b'"],\n  ["R", null]\n  ],\n'
+    >>> read_layers(text)["package"] == {"a.py": "a" * 64, "R": None}
+    True
+    """
+    text = data.decode("utf-8", "surrogateescape")
+    layers: dict[str, dict[str, str | None]] = {}
+    for layer in _LAYERS:
+        header = f'\n  "{layer}": [\n'
+        start = text.find(header)
+        if start >= 0:
+            start += len(header)
+            layers[layer] = _read_block(text[start : text.find("\n  ]", start)])
+        elif f'\n  "{layer}": []' in text:
+            layers[layer] = {}
+    return layers
+
+
+def _read_block(block: str) -> dict[str, str | None]:
+    lines = block.split("\n")
+    if "\\" in block:
+        lines = [line for line in lines if "\\" not in line]
+    if not lines:
+        return {}
+    lines[-1] = lines[-1].removesuffix(",") + ","  # the last entry has no comma
+    entries: dict[str, str | None] = {line[4:-71]: line[-67:-3] for line in lines if line[-3:] == '"],'}
+    if len(entries) < len(lines):
+        entries.update({line[4:-9]: None for line in lines if line[-9:] == '", null],'})
+    return entries
+
+
+class Closure:
+    """The sealed closure of this process: its roots, the manifest's layers, and what was verified.
+
+    Attributes:
+        manifest: the manifest's bytes, read once.
+        layers: layer → path relative to its root → hex SHA-256 (``None``: listed, not hashed).
+        verified: absolute path → ``(st_dev, st_ino)`` of every file whose bytes were checked before use.
+        violations: every refusal raised, in order (also those a caller may have caught).
+    """
+
+    def __init__(self, site: str, stdlib: str, manifest: bytes, new_hash: "Callable[[], _Hash]") -> None:
+        self.site = os.path.normpath(site)
+        self.manifest = manifest
+        self.layers = read_layers(manifest)
+        self.new_hash = new_hash
+        self.verified: dict[str, tuple[int, int]] = {}
+        self.violations: list[str] = []
+        self.hook: object = None
+        roots = [(form, layers) for root, layers in ((site, ("package", "dependencies")), (stdlib, ("stdlib",)))
+                 for form in {root, os.path.realpath(root)}]  # fmt: skip
+        self._roots = sorted(roots, key=lambda pair: len(pair[0]), reverse=True)
+
+    def locate(self, path: str) -> tuple[str, str, str | None]:
+        """``(layer, relative path, recorded hex SHA-256 or None)`` of an absolute path; layer ``outside`` when none."""
+        for root, layers in self._roots:
+            if not path.startswith(root + "/"):
+                continue
+            relative = path[len(root) + 1 :]
+            if layers == ("stdlib",) and relative.split("/", 1)[0] in _OTHER_SITES:
+                continue
+            for layer in layers:
+                if relative in self.layers.get(layer, {}):
+                    return layer, relative, self.layers[layer][relative]
+            return layers[-1], relative, None
+        return "outside", path, None
+
+    def refuse(self, subject: str, what: str, layer: str) -> ClosureViolation:
+        """Record a refusal and return the exception to raise."""
+        where = f" (layer {layer})" if layer in _LAYERS else ""
+        message = f"closure: {subject} {what}{where}; {REMEDY[layer]}"
+        self.violations.append(message)
+        return ClosureViolation(message)
+
+    def read(self, path: str, *, keep: bool = True) -> bytes:
+        """The bytes of a closure file, read once and checked against the manifest.
+
+        With ``keep=False`` (an extension module, which the dynamic loader reads
+        itself) the file is hashed in pieces and ``b""`` is returned, so a large
+        shared object never sits in memory as one buffer.
+
+        Raises:
+            OSError: the file cannot be opened (the interpreter then tries the source).
+            ClosureViolation: the file is outside the closure, not listed, or changed.
+        """
+        absolute = os.path.abspath(path)
+        digest = self.new_hash()
+        with open(absolute, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if keep:
+                data = stream.read()
+                digest.update(data)
+            else:
+                data, buffer = b"", bytearray(1 << 20)
+                view = memoryview(buffer)
+                while count := stream.readinto(buffer):
+                    digest.update(view[:count])
+        layer, relative, expected = self.locate(absolute)
+        if layer == "outside":
+            raise self.refuse(relative, "is outside the sealed environment", "outside")
+        if expected is None:
+            raise self.refuse(relative, "is not in the closure manifest", layer)
+        found = digest.hexdigest()
+        if found != expected:
+            raise self.refuse(relative, f"changed (sha256 {found}, manifest {expected})", layer)
+        self.verified[absolute] = (info.st_dev, info.st_ino)
+        return data
+
+
+CLOSURE: Closure | None = None
+"""The closure of this process once :func:`run` has read the manifest (``None`` when not started sealed)."""
+
+
+def _closure() -> Closure:
+    if CLOSURE is None:
+        raise RuntimeError("the verified import hook runs only in a sealed start")
+    return CLOSURE
+
+
+class _SourceLoader(_external.SourceFileLoader):
+    """A source module and its bytecode, from checked bytes."""
+
+    def get_data(self, path: str) -> bytes:
+        return _closure().read(path)
+
+
+class _BytecodeLoader(_external.SourcelessFileLoader):
+    """A module that has only bytecode, from checked bytes."""
+
+    def get_data(self, path: str) -> bytes:
+        return _closure().read(path)
+
+
+class _ExtensionLoader(_external.ExtensionFileLoader):
+    """An extension module, hashed from an open file just before the dynamic loader maps it."""
+
+    def create_module(self, spec: "_external.ModuleSpec") -> "ModuleType":
+        _closure().read(self.path, keep=False)
+        return super().create_module(spec)
+
+
+def install(closure: Closure) -> None:
+    """Make ``closure`` the process's closure and its loaders the only file-system import hook."""
+    global CLOSURE  # one closure per process, set once at the sealed start
+    CLOSURE = closure
+    closure.hook = _external.FileFinder.path_hook(
+        (_ExtensionLoader, _external.EXTENSION_SUFFIXES),
+        (_SourceLoader, _external.SOURCE_SUFFIXES),
+        (_BytecodeLoader, _external.BYTECODE_SUFFIXES),
+    )
+    sys.path_hooks[:] = [closure.hook]
+    sys.path_importer_cache.clear()
+
+
+def _start_closure(site: str, sha256: "Callable[[], _Hash]") -> "Closure":
+    """Read the manifest, check the modules the console script ran and the OpenSSL configuration, install."""
+    with open(f"{site}/ablation/CLOSURE.json", "rb") as stream:
+        manifest = stream.read()
+    stdlib = getattr(sys, "_stdlib_dir", None) or ""
+    closure = Closure(site, stdlib, manifest, sha256)
+    for name in ("ablation.closure.boot", "ablation.closure.verified"):
+        module = sys.modules[name]
+        path = str(getattr(module, "__file__", ""))
+        layer, relative, expected = closure.locate(path)
+        if getattr(module, "__sealed_sha256__", None) != expected:
+            raise closure.refuse(relative, "differs from the bytecode the console script was sealed with", layer)
+        info = os.stat(path)
+        closure.verified[path] = (info.st_dev, info.st_ino)
+    closure.read(f"{site}/{OPENSSL_CONFIG}")  # before any OpenSSL reads it (OPENSSL_CONF names it)
+    install(closure)
+    openssl = __import__("_hashlib")  # through the new hook, hashed with _sha256; OpenSSL hashes from here on
+    closure.new_hash = openssl.openssl_sha256
+    return closure
+
+
+def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "ablation") -> int:
+    """Stage 2 of the sealed start: verified imports, then the command line (``ablation.cli.main``, or
+    ``ablation.prepare.cli.main`` for ``command="ablation-prepare"``).
+
+    Returns:
+        The command's exit code; 3 (one line on stderr) when a closure file was refused.
+    """
+    del prefix  # the layout is measured again by the run-time check
+    try:
+        try:
+            closure = _start_closure(site, sha256)
+        except OSError as error:
+            sys.stderr.write(f"{command}: closure: ablation/CLOSURE.json cannot be read ({error.strerror}) "
+                             f"(layer package); {REMEDY['package']}\n")  # fmt: skip
+            return 3
+        package = __import__("ablation.closure").closure  # through the verified hook, like everything from here
+        package.boot, package.verified = sys.modules["ablation.closure.boot"], sys.modules[__name__]
+        main = __import__(_MAIN_MODULES[command], fromlist=["main"]).main  # through the verified hook
+        code: int = main()
+    except ClosureViolation as violation:
+        sys.stderr.write(f"{command}: {violation}\n")
+        return 3
+    if closure.violations:  # refused, and caught by something that should not have
+        sys.stderr.write(f"{command}: {closure.violations[0]}\n")
+        return 3
+    return code

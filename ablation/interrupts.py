@@ -1,0 +1,108 @@
+"""Ctrl-C (SIGINT) and SIGTERM: one line on stderr, no traceback, exit 130 or 143, no partial output.
+
+:func:`interruptible` turns either signal into :class:`Interrupted` for the
+length of a command; :mod:`ablation.cli` reports it (issue 23 item 4). A file
+being published (:func:`ablation.output.write_exclusive`: the temporary
+written, linked into place, removed, the folder fsynced) runs inside
+:func:`deferred`, so a signal never leaves a temporary behind or cuts a
+publication in half: it is held and raised at the end, and the command stops
+there. A signal the caller
+ignores (``SIG_IGN``, as ``nohup`` does) stays ignored. SIGKILL cannot be
+caught: it may leave a temporary ``.<name>.tmp-<pid>-<random>``, never a
+partial output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+from typing import Any
+
+__all__ = ["Interrupted", "deferred", "interruptible"]
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived; a ``BaseException``, so that no ``except Exception`` can swallow it.
+
+    Attributes:
+        signum: the signal's number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        """128 plus the signal's number, as a shell reports a command a signal ended: 130 or 143."""
+        return 128 + self.signum
+
+    def __str__(self) -> str:
+        """``interrupted by SIGINT; …``: the line :mod:`ablation.cli` prints after ``ablation:``."""
+        return (
+            f"interrupted by {signal.Signals(self.signum).name}; stopped "
+            "(an output file is written completely or not at all)"
+        )
+
+
+class _Held:
+    """While ``depth`` > 0 a signal is only noted in ``pending``; :func:`deferred` raises it at the end."""
+
+    depth = 0
+    pending: list[int] = []  # noqa: RUF012 - one process-wide record, never copied
+
+
+def _raise(signum: int, _frame: FrameType | None) -> None:
+    if _Held.depth:
+        _Held.pending.append(signum)
+        return
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise :class:`Interrupted`; the previous handlers are restored after.
+
+    Only the main thread can set signal handlers: elsewhere (a command run
+    from another thread) the block runs with the handlers as they are. A
+    signal set to ``SIG_IGN`` is left alone.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: list[tuple[signal.Signals, Any]] = []
+    for signum in _SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler is signal.SIG_IGN:
+            continue
+        previous.append((signum, handler))
+        signal.signal(signum, _raise)
+    try:
+        yield
+    finally:
+        for signum, handler in previous:  # None: a handler not set from Python; the default stands for it
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within the block a SIGINT or SIGTERM is held; it raises :class:`Interrupted` as the block ends.
+
+    For short steps that must not be cut in half, such as publishing a file.
+    It holds what :func:`interruptible`'s handlers receive, whichever thread
+    the kernel delivered the signal to.
+    """
+    _Held.depth += 1
+    try:
+        yield
+    finally:
+        _Held.depth -= 1
+        if not _Held.depth and _Held.pending:
+            signum = _Held.pending[0]
+            _Held.pending.clear()
+            raise Interrupted(signum)

@@ -1,0 +1,3 @@
+module example.invalid/edge-proxy
+
+go 1.22

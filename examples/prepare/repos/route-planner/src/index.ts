@@ -1,0 +1,3 @@
+// summary: Public API of the route planner.
+export { shortestPath } from './dijkstra';
+export { estimateArrival } from './eta';
