@@ -76,6 +76,8 @@ MODULES = (
 COPIED = (
     "ablation",
     "tests",
+    "docs",
+    "README.md",
     "examples",
     "benchmarks",
     "tools",
