@@ -24,7 +24,6 @@ __all__ = [
     "is_safe_path",
     "is_text",
     "is_token",
-    "long_tokens",
     "ranking_tokens",
     "tokens",
 ]
@@ -51,7 +50,6 @@ _PORTABLE_BAD = re.compile(
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+\-]{0,127}")
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _RUNS = re.compile(r"[a-z0-9]+")
-_RUNS_3 = re.compile(r"[a-z0-9]{3,}")
 _HAS_DIGIT = re.compile(r"[0-9]")
 
 _LABEL_WORDS = frozenset({"case", "example", "number", "question", "scenario"})
@@ -154,17 +152,6 @@ def tokens(text: str) -> list[str]:
     ['k9', 'i', 'stanbul', 'cript']
     """
     return _RUNS.findall(text.lower())
-
-
-def long_tokens(text: str) -> set[str]:
-    """The distinct tokens of ``text`` with at least three characters (the only ones a query can hold).
-
-    A greedy ``[a-z0-9]{3,}`` scan finds exactly the maximal runs of length ≥ 3.
-
-    >>> sorted(long_tokens("src/alpha.js-v2_abc"))
-    ['abc', 'alpha', 'src']
-    """
-    return set(_RUNS_3.findall(text.lower()))
 
 
 def identity_tokens(question: str) -> list[str]:

@@ -43,15 +43,18 @@ OUT = ROOT / "build" / "mutation"
 EQUIVALENT = ROOT / "tools" / "mutation-equivalent.json"
 MUTMUT = Path(sys.executable).parent / "mutmut"
 
-#: The modules of issue 14, smallest first.
+#: The modules of issue 14 and issue 25 (every module that holds a rule or a rule's predicate), smallest first.
 MODULES = (
     "ablation/canonical.py",
     "ablation/metrics.py",
     "ablation/selection.py",
     "ablation/experiment.py",
     "ablation/rates.py",
+    "ablation/text.py",
     "ablation/gates.py",
     "ablation/result.py",
+    "ablation/pipeline.py",
+    "ablation/gzipfile.py",
     "ablation/contracts/base.py",
     "ablation/contracts/staleness.py",
     "ablation/contracts/preparation.py",
@@ -73,6 +76,8 @@ MODULES = (
 COPIED = (
     "ablation",
     "tests",
+    "docs",
+    "README.md",
     "examples",
     "benchmarks",
     "tools",
@@ -84,16 +89,19 @@ COPIED = (
     "Makefile",
 )
 # Tests that run the CLI in another process, read repository files that are not copied (the docs,
-# Makefile targets, nix/) or build environments: in-process mutants are invisible to them.
+# Makefile targets, nix/) or build environments: in-process mutants are invisible to them. tests/prepare
+# spawns stand-in owners and holds no SPEC rule: left out to keep a module's run within the hour.
 IGNORED_TESTS = (
     "tests/property",
     "tests/tools",
     "tests/make",
     "tests/docs",
     "tests/closure",
+    "tests/prepare",
     "tests/rules/test_rule_coverage.py",
     "tests/bundle/test_archive.py",
     "tests/cli/test_limits.py",
+    "tests/cli/test_operator_make_one_shot.py",
 )
 KILLED = {1, 3, 36, 24, -24, 152, 255}  # failed test, pytest internal error, timeouts
 SURVIVED = {0, 5, 33}  # tests passed, or no test reached the mutant

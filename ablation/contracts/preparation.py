@@ -144,7 +144,7 @@ def _check_command(obs: dict[str, object], exe: object, where: str, rep: Reporte
         want_cmd = [exe["nodePath"], exe["path"], "--repo", ".", "--full-list", "--json"]
         if not same_array(command, want_cmd):
             rep.fail("PREP-11", child(where, "command"), f"the argv {want_cmd!r}", show(command))
-    if not isinstance(command, list) or not same(obs["commandDigest"], _digest_or_none(command)):
+    if not same(obs["commandDigest"], _digest_or_none(command)):
         rep.fail("PREP-12", child(where, "commandDigest"), "D(command)", show(obs["commandDigest"]))
     rep.require_same("PREP-13", obs, "exitCode", where, 0, "0")
 
@@ -174,7 +174,7 @@ def _check_inventory(
         inv_cmd = inventory["command"]
         if not same_array(inv_cmd, GIT_COMMAND):
             rep.fail("PREP-16", child(inv_where, "command"), f"the argv {list(GIT_COMMAND)!r}", show(inv_cmd))
-        if not isinstance(inv_cmd, list) or not same(inventory["commandDigest"], _digest_or_none(inv_cmd)):
+        if not same(inventory["commandDigest"], _digest_or_none(inv_cmd)):
             rep.fail("PREP-17", child(inv_where, "commandDigest"), "D(command)", show(inventory["commandDigest"]))
         rep.require_same("PREP-18", inventory, "exitCode", inv_where, 0, "0")
         git = validate_git_evidence(inventory, inv_where, universe, rep)
