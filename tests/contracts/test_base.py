@@ -70,6 +70,15 @@ def test_both_wordings_name_the_same_first_problem() -> None:
     ]
 
 
+def test_an_absent_optional_member_listed_first_is_not_the_missing_one() -> None:
+    """The first *required* member absent is named, though an absent optional one comes before it in the spec."""
+    shape = Shape(["a", "o", "b"], ["o"])
+    assert shape.problem({"a": 1}) == "missing member 'b'"
+    with pytest.raises(BundleInvalid) as info:
+        shape.check("RCPT-19", {"a": 1}, "x")
+    assert str(info.value) == "RCPT-19 at x: expected an object Closed{a, b; optional o}; found no member 'b'"
+
+
 def test_a_long_unknown_member_is_cut_in_the_bundle_wording_only() -> None:
     name = "k" * 100
     value = {name: 0}
