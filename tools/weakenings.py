@@ -376,6 +376,12 @@ W += [
     ),
     ("W without U+200A", "ablation/text.py", "range(0x2000, 0x200B)", "range(0x2000, 0x200A)"),
     ("GZ-1 FHCRC from byte 0", "ablation/gzipfile.py", "zlib.crc32(view[start:pos])", "zlib.crc32(view[0:pos])"),
+    (
+        "RCPT-37 a receipt without evidence",
+        "ablation/contracts/sci_receipt.py",
+        "    if counts and max(counts.values()) > per_file:",
+        "    if max(counts.values()) > per_file:",
+    ),
 ]
 
 

@@ -169,3 +169,10 @@ def test_REQ_11_operations_is_an_array(value: object, shown: str) -> None:
     assert bundle_failure(reseal(b)) == (
         f"REQ-11 at expectedRequest/operations: expected an array of 1 to 16 operations; found {shown}"
     )
+
+
+def test_RCPT_37_a_receipt_without_evidence_passes_the_per_file_bound() -> None:
+    """No entry at all: nothing exceeds maxCandidatesPerFile, and the bundle is valid with no candidate."""
+    b = with_evidence([])
+    assert b["receipt"]["summary"]["returnedCount"] == 0
+    assert validate(b).candidate_ids == ()
