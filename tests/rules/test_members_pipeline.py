@@ -169,6 +169,22 @@ def test_a_bomb_is_never_decompressed_past_the_bound() -> None:
     assert peak < 8 * LIMIT
 
 
+def test_a_bomb_in_a_later_member_is_cut_at_what_the_bound_leaves() -> None:
+    """A first member of the bound less 10 bytes, then a 64 MiB bomb: the bomb may add 11 bytes, not another MiB."""
+    first = _member(bytes(LIMIT - 10))
+    bomb = _member(bytes(64 << 20))
+    tracemalloc.start()
+    try:
+        assert _gz1(first + bomb) == (
+            f"GZ-1 at byte {len(first)}: expected at most {LIMIT} decompressed bytes; "
+            "found more (raise --max-input-bytes)"
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * LIMIT  # the first member's output, grown in place (about 2.2 MiB here), not another 2 MiB
+
+
 # ---------------------------------------------------------------- IN-1: at most the bound plus one byte is read
 
 
