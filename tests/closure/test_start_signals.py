@@ -24,8 +24,9 @@ LINE = "ablation: interrupted by {}; stopped (an output file is written complete
 
 def _child(code: str, *, ignore_sigint: bool = False) -> subprocess.CompletedProcess[str]:
     prelude = f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
-    if ignore_sigint:
-        prelude += "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+    # As a shell's foreground job starts it: a test run in the background (nohup, CI) inherits SIGINT ignored.
+    handler = "signal.SIG_IGN" if ignore_sigint else "signal.default_int_handler"
+    prelude += f"import signal; signal.signal(signal.SIGINT, {handler})\n"
     return subprocess.run(
         [sys.executable, "-I", "-B", "-c", prelude + code],
         capture_output=True,
