@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ablation import identity
+from ablation.closure.check import sealed_manifest
 from ablation.errors import IntegrityError
 from tests.closure.env_vectors import SEALED, VENV
 
@@ -53,7 +54,7 @@ def test_a_file_that_appeared_after_the_check_is_refused(package: Path) -> None:
 
 def test_a_file_changed_after_the_check_is_refused(package: Path) -> None:
     gates = package / "__pycache__" / "gates.cpython-311.pyc"
-    recorded = identity.sealed_manifest(package).layers["package"]["ablation/__pycache__/gates.cpython-311.pyc"]
+    recorded = sealed_manifest(package).layers["package"]["ablation/__pycache__/gates.cpython-311.pyc"]
     gates.write_bytes(b"edited")
     with pytest.raises(IntegrityError) as caught:
         identity.measure(package)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import os
 import random
 import struct
 import tracemalloc
@@ -27,7 +28,6 @@ from pathlib import Path
 
 import pytest
 
-from ablation import files
 from ablation.errors import InputRejected, RejectedInput, ResourcesExhausted, UsageError
 from ablation.pipeline import _read_bounded, evaluate, gunzip_members, load_input
 from tests.builders import prepared as builder
@@ -298,7 +298,7 @@ def test_an_open_that_fails_for_want_of_resources_is_exit_6(
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(code, "refused")
 
-    monkeypatch.setattr(files.os, "open", refuse)
+    monkeypatch.setattr(os, "open", refuse)  # what ablation.files.open_regular calls
     with pytest.raises(error) as info:
         load_input(str(prepared))
     assert str(info.value) == f"cannot read input {str(prepared)!r}: refused"
