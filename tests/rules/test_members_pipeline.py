@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from ablation import pipeline
 from ablation.errors import InputRejected, RejectedInput, ResourcesExhausted, UsageError
 from ablation.pipeline import _read_bounded, evaluate, gunzip_members, load_input
 from tests.builders import prepared as builder
@@ -302,6 +303,26 @@ def test_an_open_that_fails_for_want_of_resources_is_exit_6(
     with pytest.raises(error) as info:
         load_input(str(prepared))
     assert str(info.value) == f"cannot read input {str(prepared)!r}: refused"
+
+
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [(errno.ENOMEM, ResourcesExhausted), (errno.EIO, UsageError)],
+    ids=["ENOMEM", "EIO"],
+)
+def test_a_read_that_fails_after_the_open_is_exit_6_or_2(
+    prepared: Path, monkeypatch: pytest.MonkeyPatch, code: int, error: type[Exception]
+) -> None:
+    """The file opened, then its read failed: no memory is ResourcesExhausted (exit 6), anything else UsageError."""
+
+    def fail(*args: object) -> None:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(pipeline, "_read_bounded", fail)
+    with pytest.raises(error) as info:
+        load_input(str(prepared))
+    assert type(info.value) is error
+    assert str(info.value) == f"cannot read input {str(prepared)!r}: {os.strerror(code)}"
 
 
 # ---------------------------------------------------------------- evaluate: fail fast unless asked
