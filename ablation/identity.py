@@ -28,7 +28,6 @@ import os
 import platform
 import sys
 from collections.abc import Mapping
-from importlib import metadata
 from pathlib import Path
 
 from ablation import PACKAGE_NAME
@@ -186,6 +185,10 @@ def _lock_path(package_dir: Path, *, sealed: bool) -> Path | None:
 
 
 def _installed_version(name: str) -> str | None:
+    # Unsealed only: importlib.metadata pulls in email, csv and zipfile, about 30 ms a start that
+    # a sealed run (whose versions are in the manifest) need not pay.
+    from importlib import metadata  # noqa: PLC0415
+
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:

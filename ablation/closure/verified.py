@@ -245,6 +245,8 @@ def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "a
         The command's exit code; 3 (one line on stderr) when a closure file was refused.
     """
     del prefix  # the layout is measured again by the run-time check
+    collector = __import__("gc")  # built in, no file: no collection while the manifest's many small objects are made
+    collector.disable()
     try:
         try:
             closure = _start_closure(site, sha256)
@@ -255,6 +257,8 @@ def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "a
         package = __import__("ablation.closure").closure  # through the verified hook, like everything from here
         package.boot, package.verified = sys.modules["ablation.closure.boot"], sys.modules[__name__]
         main = __import__(_MAIN_MODULES[command], fromlist=["main"]).main  # through the verified hook
+        collector.freeze()  # what the start made lives as long as the process: never traverse it again
+        collector.enable()
         restore_start_signals()  # from here the command's own handling of SIGINT and SIGTERM
         code: int = main()
     except ClosureViolation as violation:
