@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mutation testing of the evaluator's rule modules with mutmut, one module at a time (issue 14).
+"""Mutation testing of the rule modules with mutmut, one module at a time (docs/development.md).
 
     tools/mutate.py                                  every module of MODULES, smallest first
     tools/mutate.py --module ablation/metrics.py     one module (repeatable)
@@ -43,7 +43,7 @@ OUT = ROOT / "build" / "mutation"
 EQUIVALENT = ROOT / "tools" / "mutation-equivalent.json"
 MUTMUT = Path(sys.executable).parent / "mutmut"
 
-#: The modules of issue 14 and issue 25 (every module that holds a rule or a rule's predicate), smallest first.
+#: Every module that holds a SPEC rule or a rule's predicate (docs/development.md lists them), smallest first.
 MODULES = (
     "ablation/canonical.py",
     "ablation/metrics.py",

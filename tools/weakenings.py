@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Apply each weakening named in issues 14 and 25 to a scratch copy and check that its pins fail.
+"""Apply each named weakening of a rule check to a scratch copy and check that its pins fail.
 
     tools/weakenings.py              all of them
     tools/weakenings.py GIT-8 TOP-5  only those whose name contains one of the words
@@ -10,7 +10,7 @@ the repository's ``ablation``, ``tests`` and ``examples`` are copied to a
 temporary folder, the edit is applied, and its pins run there with this
 interpreter: the test file of the rule's family (``tests/rules/test_<family>.py``,
 the family being the name's first word up to its number, when that file exists)
-and every ``tests/rules/test_members_*.py`` (issue 25). The weakening must make
+and every ``tests/rules/test_members_*.py``. The weakening must make
 at least one test fail ("KILLED"). Exit 1 when one survives.
 ``tests/tools/test_weakenings_apply.py`` checks in ``make test`` that every
 original text is still in the source.
@@ -96,10 +96,10 @@ _RCPT_21_FAST = "            if (\n                type(a) is int\n"
 _RCPT_26_CHECK = "    if kind not in OPERATION_KINDS[operation]:\n"
 _OBS_36_LOOP = "    for name in _TRANSCRIPT_DIGESTS:\n"
 
-#: The first entries of W, issue 14's: each names a rule whose family has its own test file.
+#: The first entries of W: each names a rule whose family has its own test file.
 ISSUE_14_COUNT = len(W)
 
-#: Issue 25: every member of CASE-19, RCPT-21, RCPT-26 and OBS-36 (pinned by tests/rules/test_members_*.py).
+#: Every member of CASE-19, RCPT-21, RCPT-26 and OBS-36 (pinned by tests/rules/test_members_*.py).
 W += [
     (
         "CASE-19 last repository skipped",
@@ -308,7 +308,7 @@ W += [
     ),
 ]
 
-#: Issue 25 item 3: what the review pass found no test noticed (a loop that skips its last element or
+#: What the review pass (docs/development.md) found no test noticed (a loop that skips its last element or
 #: checks its first only, a dropped operand, a moved bound); pinned by tests/rules/test_members_*.py.
 W += [
     (
