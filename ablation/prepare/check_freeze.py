@@ -40,7 +40,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ablation.bundle.keys import fingerprint, load_public_key, verifies
-from ablation.errors import UsageError
+from ablation.errors import IntegrityError, UsageError
 from ablation.output import read_file
 from ablation.prepare.assemble import ASSEMBLED, FROZEN, PREPARED, STALENESS_REVIEW_COPY, load_copy
 from ablation.prepare.assemble_input import (
@@ -62,6 +62,7 @@ from ablation.prepare.reviews import read_cases_review
 from ablation.prepare.selfcheck import self_check
 from ablation.prepare.staleness import SHEET_NAME
 from ablation.prepare.staleness_review import read_staleness_review
+from ablation.results_file import load_results
 
 __all__ = ["run_check_freeze"]
 
@@ -118,7 +119,11 @@ def _signature(folder: str, shown: str, public_key: str | None, say: Callable[[s
     where = posixpath.join(shown, SIGNATURE)
     if not present:
         raise _fail("FRZ-8", where, f"a signature of {PRE_RUN} by {fingerprint(key)}", "no signature file")
-    if not verifies(key, _read(folder, SIGNATURE), _read(folder, PRE_RUN)):
+    try:
+        signature = read_file(os.path.join(folder, SIGNATURE), "signature")
+    except UsageError as exc:  # a folder, a FIFO, unreadable: not a signature file
+        raise _fail("FRZ-8", where, f"a signature of {PRE_RUN} by {fingerprint(key)}", str(exc)) from None
+    if not verifies(key, signature, _read(folder, PRE_RUN)):
         raise _fail(
             "FRZ-8", where, f"a valid Ed25519 signature of {PRE_RUN} by {fingerprint(key)}", "it does not verify"
         )
@@ -227,13 +232,22 @@ def _marker(folder: str, shown: str, record: dict[str, Any], say: Callable[[str]
 
 
 def _results(path: str, record: dict[str, Any], say: Callable[[str], None]) -> None:
-    """Step 6 of the module docstring (FRZ-11)."""
-    results = _json_object(read_file(path, "results file"))
-    evaluator = results.get("evaluator") if results is not None else None
-    identity = evaluator.get("identityDigest") if isinstance(evaluator, dict) else None
+    """Step 6 of the module docstring (FRZ-11).
+
+    OUT is first read as ``verify-archive`` reads a results file
+    (:func:`ablation.results_file.load_results`: strict JSON, only the members
+    ``ablation run`` writes, ``evaluator.identityDigest`` the digest of
+    ``evaluator.measured``), so a forged or malformed file is FRZ-11 too.
+    """
+    try:
+        results = load_results(read_file(path, "results file"), path)
+    except IntegrityError as exc:
+        raise _fail(
+            "FRZ-11", path, "a results file ablation run wrote, its identityDigest the digest of its measured", str(exc)
+        ) from None
+    identity = results.evaluator.identity_digest
     frozen_identity, frozen_input = record["evaluatorIdentityDigest"], record["preparedJsonSha256"]
-    found_input = results.get("inputSha256") if results is not None else None
-    pinned = results.get("inputSha256Pinned") if results is not None else None
+    found_input, pinned = results.input_sha256, results.input_sha256_pinned
     if identity != frozen_identity:
         raise _fail(
             "FRZ-11",

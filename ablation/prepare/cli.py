@@ -19,12 +19,15 @@ Spec: PREPARE.md §2.
 from __future__ import annotations
 
 import argparse
+import errno
+import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from ablation.arguments import OPTIONS_GIVEN, Once, SourceVersion
 from ablation.errors import RESOURCE_ERRNOS, AblationError
+from ablation.interrupts import Interrupted, interruptible
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
 
@@ -32,6 +35,8 @@ __all__ = ["main"]
 
 _PROG = "ablation-prepare"
 _EXIT_RESOURCES = 6
+_EXIT_OUTPUT = 5
+_NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
 
 
 class _Once(Once):
@@ -201,7 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments after the program name (default: ``sys.argv[1:]``).
 
     Returns:
-        0 ok, 2 usage, 3 integrity, 4 rejected, 5 output refused, 6 resources exhausted.
+        0 ok, 2 usage, 3 integrity, 4 rejected, 5 output refused (also a full disk or a read-only file
+        system while writing), 6 resources exhausted, 130 or 143 interrupted by SIGINT or SIGTERM (one line).
     """
     parser = _parser()
     try:
@@ -211,9 +217,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exc.code or 0)
     vars(args).pop(OPTIONS_GIVEN, None)
     try:
-        code = COMMANDS[args.command](args)
+        with interruptible():  # Ctrl-C or SIGTERM: one line and 130 or 143; a file being published is finished first
+            code = COMMANDS[args.command](args)
         sys.stdout.flush()
         return code
+    except (Interrupted, KeyboardInterrupt) as exc:
+        stopped = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+        print(f"{_PROG}: {stopped}", file=sys.stderr)
+        return stopped.exit_code
     except PrepareRejected as exc:
         print(str(exc), file=sys.stderr)
         return exc.exit_code
@@ -226,6 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{_PROG}: resources exhausted: out of memory", file=sys.stderr)
         return _EXIT_RESOURCES
     except OSError as exc:
+        if exc.errno in _NO_ROOM_ERRNOS:  # a full disk, a quota, a read-only file system: nothing more can be written
+            where = f" ({exc.filename})" if exc.filename else ""
+            print(f"{_PROG}: output refused: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
+            return _EXIT_OUTPUT
         if exc.errno not in RESOURCE_ERRNOS:
             raise
         print(f"{_PROG}: resources exhausted: {exc.strerror or exc}", file=sys.stderr)

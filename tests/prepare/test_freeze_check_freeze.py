@@ -23,6 +23,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from ablation.canonical import canonical_digest
 from tests.prepare.capfixtures import listing
 from tests.prepare.chainfixtures import Chain, copy_d
 from tests.prepare.prepfixtures import Ran, errors_of, run_prepare
@@ -146,6 +147,13 @@ def test_FRZ_8_a_changed_signature_another_key_no_signature(d: Path, chain: Chai
         "--public-key",
         pub,
     )
+    signature.mkdir()  # a folder where the signature belongs: refused, not a traceback
+    ran = _check(d, "--public-key", pub)
+    assert ran.code == 3, ran.err
+    assert ran.err.startswith(
+        f"FRZ-8 at {signature}: expected a signature of SHA256SUMS.pre-run by {fingerprint}; found "
+    )
+    assert "not a regular file" in ran.err
 
 
 def test_a_weak_public_key_is_exit_2(d: Path) -> None:
@@ -212,15 +220,39 @@ def test_FRZ_10_a_marker_of_another_input_or_manifest(d: Path) -> None:
     assert _check(d).code == 0
 
 
+def test_FRZ_11_a_forged_or_malformed_results_file(d: Path, chain: Chain) -> None:
+    """OUT is read as verify-archive reads a results file: an identityDigest that is not D(measured), a member
+    given twice, a result that is not an object: each is FRZ-11, before the frozen values are compared."""
+    results = json.loads(chain.results.read_bytes())
+    other = d.parent / "forged.json"
+    expected = (
+        f"FRZ-11 at {other}: expected a results file ablation run wrote, its identityDigest the digest of its "
+        f"measured; found {other}: "
+    )
+    _write_json(other, results | {"evaluator": results["evaluator"] | {"identityDigest": "sha256:" + "3" * 64}})
+    ran = _check(d, "--results", other)
+    assert ran.code == 3
+    assert ran.err.startswith(expected), ran.err
+    _write_json(other, results | {"result": "tampered"})
+    ran = _check(d, "--results", other)
+    assert (ran.code, ran.err.startswith(expected)) == (3, True), ran.err
+    text = chain.results.read_text(encoding="utf-8")
+    other.write_text('{"inputSha256": "' + "1" * 64 + '", ' + text.lstrip()[1:], encoding="utf-8")
+    ran = _check(d, "--results", other)
+    assert (ran.code, ran.err.startswith(expected)) == (3, True), ran.err
+    assert "twice" in ran.err
+
+
 def test_FRZ_11_results_of_another_evaluator_or_input(d: Path, chain: Chain) -> None:
     results = json.loads(chain.results.read_bytes())
     identity, sha = results["evaluator"]["identityDigest"], results["inputSha256"]
     other = d.parent / "other.json"
-    _write_json(other, results | {"evaluator": results["evaluator"] | {"identityDigest": "sha256:" + "3" * 64}})
+    measured = results["evaluator"]["measured"] | {"python": "another interpreter"}
+    _write_json(other, results | {"evaluator": {"measured": measured, "identityDigest": canonical_digest(measured)}})
     _refused(
         d,
         f"FRZ-11 at {other} -> /evaluator/identityDigest: expected the frozen evaluator_identity_digest "
-        f"{identity}; found 'sha256:{'3' * 64}': another evaluator ran",
+        f"{identity}; found {canonical_digest(measured)!r}: another evaluator ran",
         "--results",
         other,
     )
