@@ -25,28 +25,13 @@ from ablation.contracts.structural import (
     validate_bundle,
 )
 from ablation.errors import BundleInvalid
+from tests.builders.prepared import MINIMAL_PATHS
 
 QUESTION = "Locate alpha request parsing and validation behavior."
 COMMIT = "a" * 40
 
 
-ITEM_PATHS = frozenset(
-    f"src/{name}.js"
-    for name in (
-        "alpha",
-        "beta",
-        "cache",
-        "config",
-        "exporter",
-        "graph",
-        "parser",
-        "ranking",
-        "receipt",
-        "runner",
-        "security",
-        "zeta",
-    )
-)
+ITEM_PATHS = frozenset(MINIMAL_PATHS)
 
 
 SCI_PATH = "/opt/pinned/semantic-code-intelligence"

@@ -838,23 +838,23 @@ def rehash_input(obj: dict[str, Json]) -> dict[str, Json]:
 
 # --- SPEC §11 presets ------------------------------------------------------------------
 
-_MINIMAL_PATHS: Final = tuple(
-    f"src/{name}.js"
-    for name in (
-        "alpha",
-        "beta",
-        "cache",
-        "config",
-        "exporter",
-        "graph",
-        "parser",
-        "ranking",
-        "receipt",
-        "runner",
-        "security",
-        "zeta",
-    )
+#: The stems of the twelve item paths of SPEC §11.1, in artifact order.
+MINIMAL_NAMES: Final = (
+    "alpha",
+    "beta",
+    "cache",
+    "config",
+    "exporter",
+    "graph",
+    "parser",
+    "ranking",
+    "receipt",
+    "runner",
+    "security",
+    "zeta",
 )
+#: The twelve item paths of SPEC §11.1 (``src/<name>.js``), in artifact order.
+MINIMAL_PATHS: Final = tuple(f"src/{name}.js" for name in MINIMAL_NAMES)
 _MINIMAL_QUESTIONS: Final = (
     "Locate alpha request parsing and validation behavior.",
     "Trace beta candidate filtering and fallback behavior.",
@@ -870,7 +870,7 @@ _MINIMAL_QUESTIONS: Final = (
 
 
 def _minimal_repository(repo_id: str) -> dict[str, Json]:
-    items = [source_list_item(path, summary=f"owner record {n}") for n, path in enumerate(_MINIMAL_PATHS, 1)]
+    items = [source_list_item(path, summary=f"owner record {n}") for n, path in enumerate(MINIMAL_PATHS, 1)]
     return repository(repo_id, "a" * 40, items)
 
 
@@ -881,8 +881,7 @@ def valid_minimal() -> dict[str, Json]:
     """
     repo = _minimal_repository("repo")
     cases = [
-        case(repo, f"repo-{n}", question, [_MINIMAL_PATHS[n - 1]], 2)
-        for n, question in enumerate(_MINIMAL_QUESTIONS, 1)
+        case(repo, f"repo-{n}", question, [MINIMAL_PATHS[n - 1]], 2) for n, question in enumerate(_MINIMAL_QUESTIONS, 1)
     ]
     return prepared_input([repo], cases)
 
@@ -896,7 +895,7 @@ def valid_two_repo() -> dict[str, Json]:
     cases = []
     for n, question in enumerate(_MINIMAL_QUESTIONS, 1):
         evidence = [match("src/beta.js", 0), match("src/alpha.js", 1)]
-        cases.append(case(repo_a, f"repo-a-{n}", question, [_MINIMAL_PATHS[n - 1]], 1, evidence=evidence))
+        cases.append(case(repo_a, f"repo-a-{n}", question, [MINIMAL_PATHS[n - 1]], 1, evidence=evidence))
     broken = cases[0]["structuralEvidence"]
     broken["executionObservation"]["cleanup"]["completed"] = False
     rehash_bundle(broken)

@@ -24,7 +24,7 @@ from ablation.canonical import canonical_digest, raw_digest
 from ablation.errors import InputRejected
 from ablation.experiment import validate_experiment
 from tests.builders import prepared
-from tests.builders.prepared import dumps, rehash_case, rehash_input, rehash_repository, valid_minimal
+from tests.builders.prepared import MINIMAL_NAMES, dumps, rehash_case, rehash_input, rehash_repository, valid_minimal
 
 Obj = dict[str, Any]
 A40 = "a" * 40
@@ -34,20 +34,7 @@ PREP = "/repositories/0/sourceListPreparation"
 SAMPLE = "/repositories/0/metadataStalenessSample"
 
 
-NAMES = (
-    "alpha",
-    "beta",
-    "cache",
-    "config",
-    "exporter",
-    "graph",
-    "parser",
-    "ranking",
-    "receipt",
-    "runner",
-    "security",
-    "zeta",
-)
+NAMES = MINIMAL_NAMES
 
 
 Mutation = Callable[[Obj], object]

@@ -34,23 +34,7 @@ Obj = dict[str, Any]
 COMMIT = "a" * 40
 QUESTION = "Locate alpha request parsing and validation behavior."
 #: The twelve item paths of SPEC §11.1, in artifact order.
-PATHS = tuple(
-    f"src/{name}.js"
-    for name in (
-        "alpha",
-        "beta",
-        "cache",
-        "config",
-        "exporter",
-        "graph",
-        "parser",
-        "ranking",
-        "receipt",
-        "runner",
-        "security",
-        "zeta",
-    )
-)
+PATHS = builder.MINIMAL_PATHS
 #: Twenty words that give twenty distinct intent signatures (CASE-15).
 WORDS = (
     "alpha",

@@ -24,7 +24,7 @@ from ablation.contracts.git_index import (
 )
 from ablation.errors import InputRejected
 from tests.builders.messages import Snapshot, ids, reject_inputs, reject_messages
-from tests.builders.prepared import dumps, valid_minimal
+from tests.builders.prepared import MINIMAL_PATHS, dumps, valid_minimal
 from tests.builders.reject import (
     NAMES,
     PREP,
@@ -46,23 +46,7 @@ from tests.builders.reject import (
     set_prep,
 )
 
-MINIMAL_ROWS = [
-    ("100644", 0, f"src/{n}.js")
-    for n in (
-        "alpha",
-        "beta",
-        "cache",
-        "config",
-        "exporter",
-        "graph",
-        "parser",
-        "ranking",
-        "receipt",
-        "runner",
-        "security",
-        "zeta",
-    )
-]
+MINIMAL_ROWS = [("100644", 0, path) for path in MINIMAL_PATHS]
 
 
 MUTATIONS: list[tuple[str, Mutation]] = [
