@@ -42,7 +42,13 @@ def test_a_signal_during_a_subcommand_is_one_line(
 
     monkeypatch.setitem(COMMANDS, "check", signalled)
     experiment = tmp_path / "experiment.toml"  # never read: the subcommand is replaced
-    assert cli.main(["check", str(experiment)]) == code
+    # As a shell's foreground job: run in the background (nohup, CI), pytest inherits SIGINT ignored,
+    # and an ignored signal rightly stays ignored.
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        assert cli.main(["check", str(experiment)]) == code
+    finally:
+        signal.signal(signal.SIGINT, inherited)
     assert capsys.readouterr().err == LINE.format(signum.name)
     assert signal.getsignal(signal.SIGTERM) == previous
 
