@@ -286,7 +286,13 @@ def run(launch: Launch, *, started: Callable[[int], None] | None = None) -> RunO
     """
     _become_subreaper()
     grace_s = GRACE_S
-    fds = (os.open(launch.stdout, _FILE_FLAGS, 0o644), os.open(launch.stderr, _FILE_FLAGS, 0o644))
+    stdout_fd = os.open(launch.stdout, _FILE_FLAGS, 0o644)
+    try:
+        stderr_fd = os.open(launch.stderr, _FILE_FLAGS, 0o644)
+    except BaseException:
+        os.close(stdout_fd)  # the stdout file stays (nothing captured is ever removed), its descriptor does not
+        raise
+    fds = (stdout_fd, stderr_fd)
     start = time.monotonic_ns()
     try:
         if _Signals.pending is not None:

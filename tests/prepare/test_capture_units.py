@@ -195,6 +195,17 @@ def test_a_timeout_an_output_cap_and_a_missing_program(tmp_path: Path) -> None:
     assert (missing.pid, missing.exit_code, missing.not_started) == (None, None, "No such file or directory")
 
 
+def test_an_output_file_that_exists_already_closes_what_was_opened(tmp_path: Path) -> None:
+    """The stderr file exists (never overwritten): refused before any spawn, stdout kept, no descriptor left."""
+    (tmp_path / "y.err").write_bytes(b"kept")
+    launch = spawn.Launch(("/bin/true",), str(tmp_path), {}, str(tmp_path / "y.out"), str(tmp_path / "y.err"), 1.0)
+    before = sorted(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileExistsError):
+        spawn.run(launch)
+    assert sorted(os.listdir("/proc/self/fd")) == before
+    assert ((tmp_path / "y.out").read_bytes(), (tmp_path / "y.err").read_bytes()) == (b"", b"kept")
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_an_interruption_kills_the_group_and_says_so(tmp_path: Path, signum: int) -> None:
     before = signal.getsignal(signum)
