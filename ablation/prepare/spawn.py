@@ -269,6 +269,21 @@ def _start(launch: Launch, fds: tuple[int, int]) -> subprocess.Popen[bytes]:
     )
 
 
+def _open_outputs(launch: Launch) -> tuple[int, int]:
+    """Create the stdout and stderr files exclusively; their descriptors.
+
+    Raises:
+        OSError: a file exists already or cannot be created; a stdout file already made is kept
+            (nothing captured is ever removed), its descriptor closed.
+    """
+    stdout_fd = os.open(launch.stdout, _FILE_FLAGS, 0o644)
+    try:
+        return stdout_fd, os.open(launch.stderr, _FILE_FLAGS, 0o644)
+    except BaseException:
+        os.close(stdout_fd)
+        raise
+
+
 def run(launch: Launch, *, started: Callable[[int], None] | None = None) -> RunOutcome:
     """Start ``launch``, wait for it and its whole process group, and say what happened.
 
@@ -286,13 +301,7 @@ def run(launch: Launch, *, started: Callable[[int], None] | None = None) -> RunO
     """
     _become_subreaper()
     grace_s = GRACE_S
-    stdout_fd = os.open(launch.stdout, _FILE_FLAGS, 0o644)
-    try:
-        stderr_fd = os.open(launch.stderr, _FILE_FLAGS, 0o644)
-    except BaseException:
-        os.close(stdout_fd)  # the stdout file stays (nothing captured is ever removed), its descriptor does not
-        raise
-    fds = (stdout_fd, stderr_fd)
+    fds = _open_outputs(launch)
     start = time.monotonic_ns()
     try:
         if _Signals.pending is not None:
