@@ -49,6 +49,7 @@ from ablation.prepare.manifest import (
     SIGNATURE,
     file_sha256,
     parse_manifest,
+    recorded_difference,
     render_manifest,
     walk_files,
 )
@@ -100,14 +101,13 @@ def verify_manifest(folder: str, shown: str, name: str, *, unlisted: Collection[
     if walk.problem is not None:
         path, what = walk.problem
         raise _integrity("FRZ-3", posixpath.join(shown, path), "only regular files with safe names in D", what)
-    present = set(walk.files)
-    for path, sha in entries.items():
+    difference = recorded_difference(folder, set(walk.files), entries)
+    if difference is not None:
+        path, sha, found = difference
         at = posixpath.join(shown, path)
-        if path not in present:
+        if found is None:
             raise _integrity("FRZ-2", at, f"the file {name} lists (SHA-256 {sha})", "no such regular file")
-        found = file_sha256(os.path.join(folder, path))
-        if found != sha:
-            raise _integrity("FRZ-2", at, f"the SHA-256 {name} lists, {sha}", f"{found}: the file changed")
+        raise _integrity("FRZ-2", at, f"the SHA-256 {name} lists, {sha}", f"{found}: the file changed")
     for path in walk.files:
         if path not in entries and path not in unlisted:
             raise _integrity(

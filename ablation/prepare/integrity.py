@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from ablation.prepare.capture_setup import EXPERIMENT_COPY, REVIEW_COPY
 from ablation.prepare.findings import EXIT_INTEGRITY, Finding, PrepareRejected
 from ablation.prepare.ledger import LEDGER_NAME, USABLE, LedgerDamaged, LedgerView, read_ledger
-from ablation.prepare.manifest import file_sha256, walk_files
+from ablation.prepare.manifest import recorded_difference, walk_files
 
 __all__ = ["CapturedFiles", "check_captured_files", "ledger_files", "read_preparation_ledger"]
 
@@ -111,14 +111,13 @@ def check_captured_files(folder: str, shown: str, view: LedgerView, *, later: Co
     if walk.problem is not None:
         path, what = walk.problem
         raise _refuse("ASM-2", posixpath.join(shown, path), "only regular files with safe names in D", what)
-    present = set(walk.files)
-    for relative, sha in recorded.items():
+    difference = recorded_difference(folder, set(walk.files), recorded)
+    if difference is not None:
+        relative, sha, found = difference
         where = posixpath.join(shown, relative)
-        if relative not in present:
+        if found is None:
             raise _refuse("ASM-2", where, f"the file the ledger records (SHA-256 {sha})", "no such regular file")
-        found = file_sha256(os.path.join(folder, relative))
-        if found != sha:
-            raise _refuse("ASM-2", where, f"the SHA-256 the ledger records, {sha}", f"{found}: the file changed")
+        raise _refuse("ASM-2", where, f"the SHA-256 the ledger records, {sha}", f"{found}: the file changed")
     loose = _open_or_failed_folders(view)
     unrecorded = []
     for relative in walk.files:

@@ -20,7 +20,7 @@ import os
 import posixpath
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "Walk",
     "file_sha256",
     "parse_manifest",
+    "recorded_difference",
     "render_manifest",
     "utf8_order",
     "walk_files",
@@ -113,6 +114,29 @@ def file_sha256(path: str) -> str:
         while chunk := stream.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def recorded_difference(
+    folder: str, present: Collection[str], recorded: Mapping[str, str]
+) -> tuple[str, str, str | None] | None:
+    """The first file of ``recorded`` (path → SHA-256, in its order) that D does not hold as recorded.
+
+    Args:
+        folder: D (absolute).
+        present: the regular files D holds (:func:`walk_files`).
+        recorded: what a manifest or the ledger says D holds.
+
+    Returns:
+        ``(path, recorded SHA-256, SHA-256 found)``, the last ``None`` when the regular file is
+        missing; ``None`` when every recorded file is there, byte for byte.
+    """
+    for path, sha in recorded.items():
+        if path not in present:
+            return path, sha, None
+        found = file_sha256(os.path.join(folder, path))
+        if found != sha:
+            return path, sha, found
+    return None
 
 
 def render_manifest(entries: Mapping[str, str]) -> bytes:
