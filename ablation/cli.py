@@ -10,7 +10,6 @@ shown with its traceback).
 
 from __future__ import annotations
 
-import errno
 import gc
 import os
 import signal
@@ -19,7 +18,7 @@ from collections.abc import Sequence
 
 from ablation.arguments import parse_arguments
 from ablation.commands import COMMANDS
-from ablation.errors import RESOURCE_ERRNOS, AblationError, InputRejected, OutputRefused, RejectedInput
+from ablation.errors import NO_ROOM_ERRNOS, RESOURCE_ERRNOS, AblationError, InputRejected, OutputRefused, RejectedInput
 from ablation.interrupts import Interrupted, interruptible
 
 __all__ = ["main"]
@@ -34,7 +33,6 @@ _LOADER_OUT_OF_MEMORY = ("failed to map segment from shared object", "annot allo
 
 # A write to standard output that found no room (every file a command writes maps these
 # to OutputRefused itself, so one reaching main is the redirected stdout of verify, notes, …).
-_NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 def _plug_closed_streams() -> None:
@@ -66,7 +64,7 @@ def _stdout_failure(exc: OSError) -> int | None:
     if isinstance(exc, BrokenPipeError):
         _discard_stdout()
         return 0
-    if exc.errno in _NO_ROOM_ERRNOS:
+    if exc.errno in NO_ROOM_ERRNOS:
         _discard_stdout()
         print(f"ablation: cannot write standard output: {exc.strerror or exc}", file=sys.stderr)
         return OutputRefused.exit_code

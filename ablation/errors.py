@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 
 __all__ = [
+    "NO_ROOM_ERRNOS",
     "RESOURCE_ERRNOS",
     "AblationError",
     "BundleInvalid",
@@ -95,6 +96,8 @@ class ResourcesExhausted(AblationError):
 
 # OSError numbers that mean the machine, not the file or the caller, ran short (exit 6).
 RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM})
+# OSError numbers of a write that found no room: a full disk, a quota, a file over its size limit (exit 5).
+NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 def format_where(where: str) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ablation.arguments import OPTIONS_GIVEN, Once, SourceVersion
-from ablation.errors import RESOURCE_ERRNOS, AblationError
+from ablation.errors import NO_ROOM_ERRNOS, RESOURCE_ERRNOS, AblationError
 from ablation.interrupts import Interrupted, interruptible
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
@@ -36,7 +36,7 @@ __all__ = ["main"]
 _PROG = "ablation-prepare"
 _EXIT_RESOURCES = 6
 _EXIT_OUTPUT = 5
-_NO_ROOM_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+_WRITE_REFUSED_ERRNOS = NO_ROOM_ERRNOS | {errno.EROFS}  # and a read-only file system: nothing more can be written
 
 
 class _Once(Once):
@@ -237,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{_PROG}: resources exhausted: out of memory", file=sys.stderr)
         return _EXIT_RESOURCES
     except OSError as exc:
-        if exc.errno in _NO_ROOM_ERRNOS:  # a full disk, a quota, a read-only file system: nothing more can be written
+        if exc.errno in _WRITE_REFUSED_ERRNOS:
             where = f" ({exc.filename})" if exc.filename else ""
             print(f"{_PROG}: output refused: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)
             return _EXIT_OUTPUT
