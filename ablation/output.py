@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
@@ -171,6 +170,8 @@ def _write_and_link(
 
 def _publish(target: Path, folder: str, data: bytes, mode: int, path: str | os.PathLike[str]) -> list[str]:
     """Write the temporary, link it to ``target``, remove it and fsync ``folder``; what could not be confirmed."""
+    import tempfile  # noqa: PLC0415 - here: it imports shutil, bz2, lzma and random, which commands that write nothing need not load
+
     try:
         fd, name = tempfile.mkstemp(prefix=_temporary_prefix(target.name), dir=folder)
     except OSError as exc:
