@@ -34,9 +34,8 @@ import functools
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ablation.closure import verified
 from ablation.closure.layout import (
@@ -78,8 +77,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 _VERIFIED: set[str] = set()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClosureReport:
+class ClosureReport(NamedTuple):
     """What :func:`check_closure` found.
 
     Attributes:
@@ -302,6 +300,9 @@ def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str]
     except OSError as error:  # a folder or file of the closure removed or replaced while it was checked
         what = f"changed while the closure was checked ({error.strerror})"
         problems = [Problem(str(error.filename or "site-packages"), "package", what)]
+    closure = verified.CLOSURE
+    if closure is not None:
+        closure.wait_for()  # the start's hashing thread has ended before any command works (or spawns)
     return ClosureReport(state=state, problems=tuple(sorted(dict.fromkeys(problems), key=Problem.order)))
 
 

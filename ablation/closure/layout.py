@@ -27,8 +27,10 @@ import hashlib
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
+
+from ablation.closure import verified
 
 __all__ = [
     "LOCAL_FILES",
@@ -65,18 +67,29 @@ def sha256_file(path: str | Path) -> str:
 
     A file is read once per process: the digest is kept under its device,
     inode, size and modification and change times, read from the open file, so
-    a file replaced or written in between is read again.
+    a file replaced or written in between is read again. In a sealed start,
+    what the start already hashed (:attr:`ablation.closure.verified.Closure.hashed`)
+    is not read again either.
 
     Raises:
         OSError: the file cannot be opened or read.
     """
     with open(path, "rb") as stream:
-        info = os.fstat(stream.fileno())
-        key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-        digest = _HASHED.get(key)
+        key = verified.file_key(os.fstat(stream.fileno()))
+        digest = _HASHED.get(key) or _hashed_at_start(str(path), key)
         if digest is None:
             digest = _HASHED[key] = hashlib.file_digest(stream, "sha256").hexdigest()
         return digest
+
+
+def _hashed_at_start(path: str, key: tuple[int, int, int, int, int]) -> str | None:
+    """The digest the sealed start computed of the file under ``key`` (its background thread, or a
+    verified import), waiting for that thread when ``path`` is one of its files; ``None`` when none."""
+    closure = verified.CLOSURE
+    if closure is None:
+        return None
+    closure.wait_for(path)
+    return closure.hashed.get(key)
 
 
 def normalized_sha256(data: bytes, prefix: str, *, name: str = "") -> str:
@@ -106,8 +119,7 @@ def _relative(path: str, root: str) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(NamedTuple):
     """The roots of the layers in this process (absolute, normalised paths).
 
     Attributes:
@@ -244,8 +256,7 @@ def read_maps() -> str:
         return ""
 
 
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
+class TreeEntry(NamedTuple):
     """One directory entry below a folder.
 
     ``kind`` is ``file`` (a regular file), ``symlink`` (a symbolic link; to a

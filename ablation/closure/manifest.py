@@ -51,8 +51,9 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
@@ -128,8 +129,7 @@ def layer_digest(files: Mapping[str, str | None]) -> tuple[str, int]:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), len(hashed)
 
 
-@dataclass(frozen=True, slots=True)
-class Manifest:
+class Manifest(NamedTuple):
     """A parsed closure manifest.
 
     Attributes:
@@ -150,7 +150,7 @@ class Manifest:
     distributions: tuple[tuple[str, str], ...]
     digest: str
     environment: str = "other"
-    trees: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    trees: Mapping[str, Mapping[str, str]] = MappingProxyType({})
     absent: tuple[str, ...] = ()
     source_revision: str | None = None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ablation.closure import LAYERS
 from ablation.closure.boot import REMEDY as _REMEDY
@@ -18,8 +18,7 @@ started (``isolation``, ``environment``, ``system``, ``shadow``, ``outside``), t
 _ORDER = tuple(REMEDY)
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """One closure problem: the file (relative to its layer's root, or what is wrong), its kind, what differs.
 
     ``layer`` is one of the four layers, or ``isolation``, ``environment``,

@@ -13,6 +13,13 @@ hand exactly those bytes to the interpreter:
   run-time check later compares the device and inode the kernel mapped with the
   ones hashed (``docs/explanation/threat-model.md``, "What is hashed is what runs").
 
+While the start goes on, a second thread hashes the files the process has
+mapped so far (the interpreter, its shared library, the C library, OpenSSL:
+about 30 MB, most of the run-time check's reading), on the second core; the
+check then finds those digests under the same key as every digest it computed
+itself (:func:`ablation.closure.layout.sha256_file`). Nothing else is shared
+between the threads, and every sealed start waits for the thread to end.
+
 A file that is not in the manifest, or whose bytes differ, raises
 :class:`ClosureViolation`, which no ``except Exception`` can swallow; :func:`run`
 prints it as one line and exits 3. Like :mod:`ablation.closure.boot`, this module
@@ -36,6 +43,9 @@ if TYPE_CHECKING:
     class _Hash(Protocol):
         def update(self, data: bytes | memoryview, /) -> None: ...
         def hexdigest(self) -> str: ...
+
+    class _Lock(Protocol):
+        def release(self) -> None: ...
 else:
     _external = sys.modules["_frozen_importlib_external"]
 
@@ -93,6 +103,34 @@ def _read_block(block: str) -> dict[str, str | None]:
     return entries
 
 
+def file_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
+    """What identifies a file's bytes within one process: device, inode, size, modification and change times.
+
+    A file written or replaced gets another key: its change time moves, which no
+    unprivileged process can set back.
+    """
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def mapped_files() -> list[str]:
+    """The files behind this process's executable mappings now (``/proc/self/maps``), each once, in map order.
+
+    The same selection as :func:`ablation.closure.layout.mapped_executables`, with nothing
+    but built-in modules; ``[]`` when the maps cannot be read (the check then refuses).
+    """
+    try:
+        with open("/proc/self/maps", "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return []
+    paths: dict[str, None] = {}
+    for line in data.split(b"\n"):
+        fields = line.split(None, 5)
+        if len(fields) == 6 and b"x" in fields[1] and fields[5].startswith(b"/"):
+            paths[os.fsdecode(fields[5])] = None
+    return list(paths)
+
+
 class Closure:
     """The sealed closure of this process: its roots, the manifest's layers, and what was verified.
 
@@ -100,6 +138,8 @@ class Closure:
         manifest: the manifest's bytes, read once.
         layers: layer → path relative to its root → hex SHA-256 (``None``: listed, not hashed).
         verified: absolute path → ``(st_dev, st_ino)`` of every file whose bytes were checked before use.
+        hashed: :func:`file_key` → hex SHA-256 of every file this process hashed from an open
+            file (:meth:`read`, and the background thread of :meth:`hash_in_background`).
         violations: every refusal raised, in order (also those a caller may have caught).
     """
 
@@ -109,7 +149,9 @@ class Closure:
         self.layers = read_layers(manifest)
         self.new_hash = new_hash
         self.verified: dict[str, tuple[int, int]] = {}
+        self.hashed: dict[tuple[int, int, int, int, int], str] = {}
         self.violations: list[str] = []
+        self._background: tuple[frozenset[str], object] = (frozenset(), None)
         self.hook: object = None
         roots = [(form, layers) for root, layers in ((site, ("package", "dependencies")), (stdlib, ("stdlib",)))
                  for form in {root, os.path.realpath(root)}]  # fmt: skip
@@ -168,7 +210,47 @@ class Closure:
         if found != expected:
             raise self.refuse(relative, f"changed (sha256 {found}, manifest {expected})", layer)
         self.verified[absolute] = (info.st_dev, info.st_ino)
+        self.hashed[file_key(info)] = found
         return data
+
+    def hash_in_background(self, paths: "list[str]") -> None:
+        """Hash ``paths`` in a second thread into :attr:`hashed` (the built-in ``_thread``; no file is read).
+
+        A file that cannot be read is left out, and so is every file after an unexpected error:
+        whoever needs its digest hashes it then (:func:`ablation.closure.layout.sha256_file`).
+        """
+        threads = __import__("_thread")
+        done = threads.allocate_lock()
+        done.acquire()
+        self._background = (frozenset(paths), done)
+        threads.start_new_thread(self._hash_files, (paths, done))
+
+    def _hash_files(self, paths: "list[str]", done: "_Lock") -> None:
+        try:
+            buffer = bytearray(1 << 20)
+            view = memoryview(buffer)
+            for path in paths:
+                try:
+                    with open(path, "rb", buffering=0) as stream:
+                        info = os.fstat(stream.fileno())
+                        digest = self.new_hash()
+                        while count := stream.readinto(buffer):
+                            digest.update(view[:count])
+                except OSError:
+                    continue
+                self.hashed[file_key(info)] = digest.hexdigest()
+        except BaseException:  # never a traceback from this thread: a digest left out is computed when needed
+            pass
+        finally:
+            done.release()
+
+    def wait_for(self, path: str | None = None) -> None:
+        """Wait until the background thread has ended (when ``path`` is given: only if it is one of its files)."""
+        paths, done = self._background
+        if done is None or (path is not None and path not in paths):
+            return
+        with done:  # type: ignore[attr-defined]
+            self._background = (frozenset(), None)
 
 
 CLOSURE: Closure | None = None
@@ -234,6 +316,7 @@ def _start_closure(site: str, sha256: "Callable[[], _Hash]") -> "Closure":
     install(closure)
     openssl = __import__("_hashlib")  # through the new hook, hashed with _sha256; OpenSSL hashes from here on
     closure.new_hash = openssl.openssl_sha256
+    closure.hash_in_background(mapped_files())  # OpenSSL lets go of the interpreter lock while it hashes
     return closure
 
 
@@ -264,6 +347,9 @@ def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "a
     except ClosureViolation as violation:
         sys.stderr.write(f"{command}: {violation}\n")
         return 3
+    finally:
+        if CLOSURE is not None:
+            CLOSURE.wait_for()  # the hashing thread ends before the interpreter does
     if closure.violations:  # refused, and caught by something that should not have
         sys.stderr.write(f"{command}: {closure.violations[0]}\n")
         return 3
