@@ -1,0 +1,155 @@
+"""The sealed start's hashing thread (:meth:`ablation.closure.verified.Closure.hash_in_background`) and how the
+run-time check reuses its digests (:func:`ablation.closure.layout.sha256_file`): issue 18's start-up bound.
+
+A digest computed at the start is used only for a file whose device, inode, size and modification and change
+times are still the ones it was computed under; anything else is read and hashed again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from ablation.closure import layout, verified
+from ablation.closure.layout import mapped_executables, read_maps, sha256_file
+from ablation.closure.verified import Closure, file_key, mapped_files
+
+_MANIFEST = b' "layers": {\n  "package": []\n'
+
+
+def _closure(tmp_path: Path, new_hash: object = hashlib.sha256) -> Closure:
+    return Closure(str(tmp_path / "site"), str(tmp_path / "stdlib"), _MANIFEST, new_hash)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def started(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Closure:
+    """A closure installed as this process's, with an empty digest cache in :mod:`layout`."""
+    closure = _closure(tmp_path)
+    monkeypatch.setattr(verified, "CLOSURE", closure)
+    monkeypatch.setattr(layout, "_HASHED", {})
+    return closure
+
+
+def test_background_digests_are_the_files_sha256(tmp_path: Path) -> None:
+    large, small = tmp_path / "large.so", tmp_path / "small.so"
+    large.write_bytes(bytes(range(256)) * 12_289)  # three 1 MiB reads, the last one short
+    small.write_bytes(b"\x7fELF")
+    closure = _closure(tmp_path)
+    closure.hash_in_background([str(large), str(tmp_path / "missing.so"), str(small)])
+    closure.wait_for()
+    assert closure.hashed == {
+        file_key(os.stat(large)): hashlib.sha256(large.read_bytes()).hexdigest(),
+        file_key(os.stat(small)): hashlib.sha256(b"\x7fELF").hexdigest(),
+    }
+
+
+def test_an_error_in_the_thread_leaves_digests_out_and_prints_nothing(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"code")
+
+    def failing() -> object:
+        raise RuntimeError("no hash")
+
+    closure = _closure(tmp_path, failing)
+    closure.hash_in_background([str(library)])
+    closure.wait_for()
+    assert closure.hashed == {}
+    assert capfd.readouterr() == ("", "")
+
+
+def test_the_check_reuses_a_start_digest_under_the_same_key(tmp_path: Path, started: Closure) -> None:
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"code")
+    started.hashed[file_key(os.stat(library))] = "5" * 64  # what the start computed, taken as is
+    assert sha256_file(library) == "5" * 64
+
+
+def test_a_file_written_after_the_start_hashed_it_is_hashed_again(tmp_path: Path, started: Closure) -> None:
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"code")
+    started.hash_in_background([str(library)])
+    started.wait_for()
+    assert started.hashed == {file_key(os.stat(library)): hashlib.sha256(b"code").hexdigest()}
+    os.utime(library, ns=(0, 0))  # the same bytes, another modification time: another key
+    library.write_bytes(b"CODE")
+    assert sha256_file(library) == hashlib.sha256(b"CODE").hexdigest()
+
+
+def test_the_check_waits_for_a_file_the_thread_is_hashing(tmp_path: Path, started: Closure) -> None:
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"code")
+    release = threading.Event()
+
+    class Held:
+        """A hash that finishes only once released, and says so in its digest."""
+
+        def __init__(self) -> None:
+            release.wait()
+
+        def update(self, data: bytes) -> None:
+            del data
+
+        def hexdigest(self) -> str:
+            return "7" * 64
+
+    started.new_hash = Held  # type: ignore[assignment]
+    started.hash_in_background([str(library)])
+    releaser = threading.Timer(0.2, release.set)  # the check asks for the digest before the thread has it
+    releaser.start()
+    assert sha256_file(library) == "7" * 64  # the thread's digest: the check waited for it
+    releaser.join()
+
+
+def test_the_check_does_not_wait_for_a_file_the_thread_does_not_hash(tmp_path: Path, started: Closure) -> None:
+    library, other = tmp_path / "lib.so", tmp_path / "other.so"
+    library.write_bytes(b"code")
+    other.write_bytes(b"other")
+    release = threading.Event()
+
+    def held() -> object:
+        release.wait()
+        return hashlib.sha256()
+
+    started.new_hash = held  # type: ignore[assignment]
+    started.hash_in_background([str(library)])
+    releaser = threading.Timer(5, release.set)  # a check that waited would return only after this
+    releaser.start()
+    try:
+        assert sha256_file(other) == hashlib.sha256(b"other").hexdigest()
+        assert not release.is_set()
+    finally:
+        releaser.cancel()
+        release.set()
+        started.wait_for()
+
+
+def test_verified_imports_are_not_hashed_again(tmp_path: Path, started: Closure) -> None:
+    site = tmp_path / "site"
+    (site / "pkg").mkdir(parents=True)
+    module = site / "pkg" / "m.py"
+    module.write_bytes(b"x = 1\n")
+    digest = hashlib.sha256(b"x = 1\n").hexdigest()
+    closure = Closure(str(site), str(tmp_path / "stdlib"), _manifest_of("pkg/m.py", digest), hashlib.sha256)
+    assert closure.read(str(module)) == b"x = 1\n"
+    assert closure.hashed == {file_key(os.stat(module)): digest}
+
+
+def _manifest_of(path: str, digest: str) -> bytes:
+    return f' "layers": {{\n  "package": [\n  ["{path}", "{digest}"]\n  ],\n'.encode()
+
+
+def test_mapped_files_selects_what_the_check_selects() -> None:
+    assert sorted(mapped_files()) == mapped_executables(read_maps())
+
+
+def test_wait_for_without_a_thread_returns(tmp_path: Path) -> None:
+    closure = _closure(tmp_path)
+    closure.wait_for()
+    closure.wait_for("/lib/libc.so.6")
+    assert closure.hashed == {}
