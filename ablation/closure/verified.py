@@ -216,14 +216,18 @@ class Closure:
     def hash_in_background(self, paths: "list[str]") -> None:
         """Hash ``paths`` in a second thread into :attr:`hashed` (the built-in ``_thread``; no file is read).
 
-        A file that cannot be read is left out, and so is every file after an unexpected error:
-        whoever needs its digest hashes it then (:func:`ablation.closure.layout.sha256_file`).
+        A file that cannot be read is left out, and so is every file after an unexpected error, or
+        all of them when no thread can be started: whoever needs a digest then computes it
+        (:func:`ablation.closure.layout.sha256_file`).
         """
         threads = __import__("_thread")
         done = threads.allocate_lock()
         done.acquire()
+        try:
+            threads.start_new_thread(self._hash_files, (paths, done))
+        except RuntimeError:  # no thread can be started (a process limit): the check hashes these files itself
+            return
         self._background = (frozenset(paths), done)
-        threads.start_new_thread(self._hash_files, (paths, done))
 
     def _hash_files(self, paths: "list[str]", done: "_Lock") -> None:
         try:

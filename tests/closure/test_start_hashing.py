@@ -153,3 +153,18 @@ def test_wait_for_without_a_thread_returns(tmp_path: Path) -> None:
     closure.wait_for()
     closure.wait_for("/lib/libc.so.6")
     assert closure.hashed == {}
+
+
+def test_no_thread_means_no_wait_and_no_digests(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import _thread  # noqa: PLC0415
+
+    def refused(*_args: object) -> int:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(_thread, "start_new_thread", refused)
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"code")
+    closure = _closure(tmp_path)
+    closure.hash_in_background([str(library)])
+    closure.wait_for(str(library))  # returns: nothing is pending
+    assert closure.hashed == {}
