@@ -222,7 +222,7 @@ def _fail(name: str, why: str) -> ManifestUnusable:
 
 _HEX_RE = re.compile(r"[0-9a-f]{64}")
 _REVISION_RE = re.compile(r"(?:[0-9a-f]{40}|[0-9a-f]{64})(?:-dirty)?")
-_HEX_RUN_RE = re.compile(r"[0-9a-f]*")
+_HEX_DIGITS = b"0123456789abcdef"
 
 
 def is_source_revision(value: object) -> bool:
@@ -326,13 +326,17 @@ def _read_layers(name: str, raw_layers: object) -> dict[str, dict[str, str | Non
 
 
 def _checked_layers(name: str, layers: Mapping[str, dict[str, str | None]]) -> dict[str, dict[str, str | None]]:
-    """Layers the sealed start read: the four of them, every digest 64 lowercase hex digits (one pass)."""
+    """Layers the sealed start read: the four of them, every digest 64 lowercase hex digits.
+
+    Each digest 64 characters long; then all of a layer's digests joined: ASCII, and nothing left once
+    the hex digits are deleted (``bytes.translate``, several times faster than a regular expression).
+    """
     if sorted(layers) != sorted(LAYERS):
         raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
     for layer in LAYERS:
         digests = [sha for sha in layers[layer].values() if sha is not None]
         joined = "".join(digests)
-        if len(joined) != 64 * len(digests) or _HEX_RUN_RE.fullmatch(joined) is None:
+        if set(map(len, digests)) - {64} or not joined.isascii() or joined.encode().translate(None, _HEX_DIGITS):
             raise _fail(name, f"has a malformed {layer} layer")
     return dict(layers)
 
