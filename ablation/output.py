@@ -227,6 +227,8 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
 
     Side effects: creates ``path``; fsyncs the file and its folder.
     """
+    import tempfile  # noqa: F401, PLC0415 - what publishing loads (_publish), loaded before the recheck covers it
+
     closure_check.recheck()
     if os.fspath(path).endswith(("/", os.sep)):
         msg = f"output {os.fspath(path)!r} names a folder; give a file name"

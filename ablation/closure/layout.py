@@ -69,20 +69,25 @@ def sha256_file(path: str | Path) -> str:
 
     A file is read once per process: the digest is kept under its device,
     inode, size and modification and change times, read from the open file, so
-    a file replaced or written in between is read again. In a sealed start,
+    a file replaced or written in between is read again; so is a file changed
+    shortly before it was read (:func:`ablation.closure.verified.reusable`). In a sealed start,
     what the start already hashed (:attr:`ablation.closure.verified.Closure.hashed`)
     is not read again either.
 
     Raises:
         OSError: the file cannot be opened or read.
     """
+    started = verified.now_ns()
     with open(path, "rb") as stream:
-        key = verified.file_key(os.fstat(stream.fileno()))
+        info = os.fstat(stream.fileno())
+        key = verified.file_key(info)
         digest = _HASHED.get(key) or _hashed_at_start(str(path), key)
         if digest is None:
             small = key[2] <= _READ_WHOLE  # one read: file_digest's 256 KiB buffer costs more than the file
             found = hashlib.sha256(stream.read()) if small else hashlib.file_digest(stream, "sha256")
-            digest = _HASHED[key] = found.hexdigest()
+            digest = found.hexdigest()
+            if verified.reusable(info, started):
+                _HASHED[key] = digest
         return digest
 
 

@@ -31,7 +31,7 @@ import os
 import sys
 
 from ablation.closure.boot import COMMANDS as _MAIN_MODULES
-from ablation.closure.boot import OPENSSL_CONFIG, REMEDY, restore_start_signals
+from ablation.closure.boot import OPENSSL_CONFIG, REMEDY, hold_start_signals, restore_start_signals
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
 if TYPE_CHECKING:
@@ -107,9 +107,33 @@ def file_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
     """What identifies a file's bytes within one process: device, inode, size, modification and change times.
 
     A file written or replaced gets another key: its change time moves, which no
-    unprivileged process can set back.
+    unprivileged process can set back, unless the file system's clock has not
+    ticked since the last change (:func:`reusable`).
     """
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+SETTLED_NS = 2_000_000_000
+"""How long before a read a file's last change must lie for its digest to be reused (2 s: more than one tick
+of any file-system clock, FAT's two seconds included)."""
+
+now_ns = __import__("time").time_ns
+"""The clock :func:`reusable` compares change times with (built in; tests replace it)."""
+
+
+def reusable(info: os.stat_result, started_ns: int) -> bool:
+    """Whether a digest computed from a read that began at ``started_ns`` may be kept under :func:`file_key`.
+
+    Only when the file's last change lies :data:`SETTLED_NS` before the read: a write in the same tick
+    of a coarse file-system clock as the one before would leave the change time, and the key, as they
+    were (git's "racily clean" rule). A file changed since is read and hashed again.
+
+    >>> class Info:
+    ...     st_ctime_ns = 10_000_000_000
+    >>> reusable(Info(), 12_000_000_001), reusable(Info(), 11_000_000_000)
+    (True, False)
+    """
+    return info.st_ctime_ns < started_ns - SETTLED_NS
 
 
 def mapped_files() -> list[str]:
@@ -152,6 +176,7 @@ class Closure:
         self.hashed: dict[tuple[int, int, int, int, int], str] = {}
         self.violations: list[str] = []
         self._background: tuple[frozenset[str], object] = (frozenset(), None)
+        self._stopping = False
         self.hook: object = None
         roots = [(form, layers) for root, layers in ((site, ("package", "dependencies")), (stdlib, ("stdlib",)))
                  for form in {root, os.path.realpath(root)}]  # fmt: skip
@@ -190,7 +215,7 @@ class Closure:
             ClosureViolation: the file is outside the closure, not listed, or changed.
         """
         absolute = os.path.abspath(path)
-        digest = self.new_hash()
+        digest, started = self.new_hash(), now_ns()
         with open(absolute, "rb") as stream:
             info = os.fstat(stream.fileno())
             if keep:
@@ -210,7 +235,8 @@ class Closure:
         if found != expected:
             raise self.refuse(relative, f"changed (sha256 {found}, manifest {expected})", layer)
         self.verified[absolute] = (info.st_dev, info.st_ino)
-        self.hashed[file_key(info)] = found
+        if reusable(info, started):
+            self.hashed[file_key(info)] = found
         return data
 
     def hash_in_background(self, paths: "list[str]") -> None:
@@ -234,15 +260,17 @@ class Closure:
             buffer = bytearray(1 << 20)
             view = memoryview(buffer)
             for path in paths:
+                if self._stopping:
+                    break
                 try:
                     with open(path, "rb", buffering=0) as stream:
-                        info = os.fstat(stream.fileno())
-                        digest = self.new_hash()
-                        while count := stream.readinto(buffer):
+                        info, started, digest = os.fstat(stream.fileno()), now_ns(), self.new_hash()
+                        while not self._stopping and (count := stream.readinto(buffer)):
                             digest.update(view[:count])
                 except OSError:
                     continue
-                self.hashed[file_key(info)] = digest.hexdigest()
+                if not self._stopping and reusable(info, started):
+                    self.hashed[file_key(info)] = digest.hexdigest()
         except BaseException:  # never a traceback from this thread: a digest left out is computed when needed
             pass
         finally:
@@ -255,6 +283,11 @@ class Closure:
             return
         with done:  # type: ignore[attr-defined]
             self._background = (frozenset(), None)
+
+    def stop_hashing(self) -> None:
+        """End the background thread within one read (its digests are no longer needed) and wait for it."""
+        self._stopping = True
+        self.wait_for()
 
 
 CLOSURE: Closure | None = None
@@ -352,8 +385,9 @@ def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "a
         sys.stderr.write(f"{command}: {violation}\n")
         return 3
     finally:
-        if CLOSURE is not None:
-            CLOSURE.wait_for()  # the hashing thread ends before the interpreter does
+        if CLOSURE is not None:  # the hashing thread ends before the interpreter does; a signal meanwhile is one line
+            hold_start_signals(command)
+            CLOSURE.stop_hashing()
     if closure.violations:  # refused, and caught by something that should not have
         sys.stderr.write(f"{command}: {closure.violations[0]}\n")
         return 3

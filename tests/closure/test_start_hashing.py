@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,12 @@ _MANIFEST = b' "layers": {\n  "package": []\n'
 
 def _closure(tmp_path: Path, new_hash: object = hashlib.sha256) -> Closure:
     return Closure(str(tmp_path / "site"), str(tmp_path / "stdlib"), _MANIFEST, new_hash)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The files a test writes are read as if their last change lay 10 s back (:func:`verified.reusable`)."""
+    monkeypatch.setattr(verified, "now_ns", lambda: time.time_ns() + 10_000_000_000)
 
 
 @pytest.fixture
@@ -167,4 +174,43 @@ def test_no_thread_means_no_wait_and_no_digests(tmp_path: Path, monkeypatch: pyt
     closure = _closure(tmp_path)
     closure.hash_in_background([str(library)])
     closure.wait_for(str(library))  # returns: nothing is pending
+    assert closure.hashed == {}
+
+
+def test_a_file_changed_just_before_it_was_hashed_keeps_no_digest(
+    tmp_path: Path, started: Closure, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(verified, "now_ns", time.time_ns)  # the real clock: the file was written just now
+    library = tmp_path / "lib.so"
+    library.write_bytes(b"code")
+    started.hash_in_background([str(library)])
+    started.wait_for()
+    assert started.hashed == {}  # a write in the same clock tick could keep the key: not reused
+    assert sha256_file(library) == hashlib.sha256(b"code").hexdigest()
+    assert layout._HASHED == {}  # nor kept by the check's own cache
+
+
+def test_reusable_needs_the_change_two_seconds_before_the_read() -> None:
+    info = os.stat_result((0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5_000_000_000))
+    assert info.st_ctime_ns == 5_000_000_000
+    assert verified.reusable(info, 7_000_000_001)
+    assert not verified.reusable(info, 7_000_000_000)
+
+
+def test_stop_hashing_ends_the_thread_without_keeping_digests(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.so", tmp_path / "b.so"
+    first.write_bytes(b"a")
+    second.write_bytes(b"b")
+    release = threading.Event()
+
+    def held() -> object:
+        release.wait()
+        return hashlib.sha256()
+
+    closure = _closure(tmp_path, held)
+    closure.hash_in_background([str(first), str(second)])
+    releaser = threading.Timer(0.2, release.set)  # the stop is asked for while the first file is being hashed
+    releaser.start()
+    closure.stop_hashing()
+    releaser.join()
     assert closure.hashed == {}
