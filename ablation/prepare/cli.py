@@ -199,6 +199,16 @@ def _freeze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
 
 
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace | int:
+    """The parsed command line, or argparse's exit code: 0 after ``--help`` or ``--version``, 2 for bad usage."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    vars(args).pop(OPTIONS_GIVEN, None)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; return its exit code (never raises for a reported error).
 
@@ -209,16 +219,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 ok, 2 usage, 3 integrity, 4 rejected, 5 output refused (also a full disk or a read-only file
         system while writing), 6 resources exhausted, 130 or 143 interrupted by SIGINT or SIGTERM (one line).
     """
-    parser = _parser()
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse: --help/--version exit 0, bad usage exits 2
-        sys.stdout.flush()
-        return int(exc.code or 0)
-    vars(args).pop(OPTIONS_GIVEN, None)
     try:
         with interruptible():  # Ctrl-C or SIGTERM: one line and 130 or 143; a file being published is finished first
-            code = COMMANDS[args.command](args)
+            args = _parse(argv)
+            code = args if isinstance(args, int) else COMMANDS[args.command](args)
         sys.stdout.flush()
         return code
     except (Interrupted, KeyboardInterrupt) as exc:
