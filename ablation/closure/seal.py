@@ -108,8 +108,8 @@ def _load():
 try:
     _sha256 = _load()
 except KeyboardInterrupt:  # before boot holds the signals: the same one line as its own
-    sys.stderr.write(f"{COMMAND}: interrupted by SIGINT; stopped (an output file is written completely or not at all)"
-                     "\\n")
+    sys.stderr.write(f"{COMMAND}: interrupted by SIGINT; stopped "
+                     "(an output file is written completely or not at all)\\n")
     sys.exit(130)
 sys.exit(sys.modules["ablation.closure.boot"].start(PREFIX, SITE, _sha256, "script", COMMAND))
 """

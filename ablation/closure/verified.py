@@ -18,7 +18,8 @@ mapped so far (the interpreter, its shared library, the C library, OpenSSL:
 about 30 MB, most of the run-time check's reading), on the second core; the
 check then finds those digests under the same key as every digest it computed
 itself (:func:`ablation.closure.layout.sha256_file`). Nothing else is shared
-between the threads, and every sealed start waits for the thread to end.
+between the threads; the run-time check waits for the thread to end, and
+:func:`run` stops it when the command returns without needing its digests.
 
 A file that is not in the manifest, or whose bytes differ, raises
 :class:`ClosureViolation`, which no ``except Exception`` can swallow; :func:`run`
@@ -163,7 +164,8 @@ class Closure:
         layers: layer → path relative to its root → hex SHA-256 (``None``: listed, not hashed).
         verified: absolute path → ``(st_dev, st_ino)`` of every file whose bytes were checked before use.
         hashed: :func:`file_key` → hex SHA-256 of every file this process hashed from an open
-            file (:meth:`read`, and the background thread of :meth:`hash_in_background`).
+            file (:meth:`read`, and the background thread of :meth:`hash_in_background`) whose
+            last change lay :data:`SETTLED_NS` before the read (:func:`reusable`).
         violations: every refusal raised, in order (also those a caller may have caught).
     """
 
