@@ -11,6 +11,7 @@ import hashlib
 import os
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,16 @@ _MANIFEST = b' "layers": {\n  "package": []\n'
 
 def _closure(tmp_path: Path, new_hash: object = hashlib.sha256) -> Closure:
     return Closure(str(tmp_path / "site"), str(tmp_path / "stdlib"), _MANIFEST, new_hash)  # type: ignore[arg-type]
+
+
+def _held(release: threading.Event) -> Callable[[], object]:
+    """A hash constructor that returns only once ``release`` is set."""
+
+    def held() -> object:
+        release.wait()
+        return hashlib.sha256()
+
+    return held
 
 
 @pytest.fixture(autouse=True)
@@ -118,12 +129,7 @@ def test_the_check_does_not_wait_for_a_file_the_thread_does_not_hash(tmp_path: P
     library.write_bytes(b"code")
     other.write_bytes(b"other")
     release = threading.Event()
-
-    def held() -> object:
-        release.wait()
-        return hashlib.sha256()
-
-    started.new_hash = held  # type: ignore[assignment]
+    started.new_hash = _held(release)  # type: ignore[assignment]
     started.hash_in_background([str(library)])
     releaser = threading.Timer(5, release.set)  # a check that waited would return only after this
     releaser.start()
@@ -202,12 +208,7 @@ def test_stop_hashing_ends_the_thread_without_keeping_digests(tmp_path: Path) ->
     first.write_bytes(b"a")
     second.write_bytes(b"b")
     release = threading.Event()
-
-    def held() -> object:
-        release.wait()
-        return hashlib.sha256()
-
-    closure = _closure(tmp_path, held)
+    closure = _closure(tmp_path, _held(release))
     closure.hash_in_background([str(first), str(second)])
     releaser = threading.Timer(0.2, release.set)  # the stop is asked for while the first file is being hashed
     releaser.start()
