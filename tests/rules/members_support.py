@@ -37,18 +37,7 @@ QUESTION = "Locate alpha request parsing and validation behavior."
 PATHS = builder.MINIMAL_PATHS
 #: Twenty words that give twenty distinct intent signatures (CASE-15).
 WORDS = (
-    "alpha",
-    "beta",
-    "cache",
-    "config",
-    "exporter",
-    "graph",
-    "parser",
-    "ranking",
-    "receipt",
-    "runner",
-    "security",
-    "zeta",
+    *builder.MINIMAL_NAMES,
     "ledger",
     "socket",
     "router",

@@ -252,23 +252,10 @@ def test_GIT_8_slow_path_accepts_stage_3_before_a_bad_record() -> None:
 
 def test_GIT_8_stage_4_end_to_end() -> None:
     obj = valid_minimal()
-    rows = [
-        ("100644", "0", f"src/{n}.js")
-        for n in (
-            "alpha",
-            "beta",
-            "cache",
-            "config",
-            "exporter",
-            "graph",
-            "parser",
-            "ranking",
-            "receipt",
-            "runner",
-            "security",
-        )
-    ]
-    data = _records(*rows, ("100644", "4", "src/zeta.js"))
+    *others, last = MINIMAL_PATHS
+    assert last == "src/zeta.js"
+    rows = [("100644", "0", path) for path in others]
+    data = _records(*rows, ("100644", "4", last))
 
     def change(o: Obj) -> None:
         o["trackedPathInventory"]["stdoutBase64"] = base64.b64encode(data).decode()
