@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 from collections.abc import Sequence
 
 from ablation.arguments import parse_arguments
 from ablation.commands import COMMANDS
 from ablation.errors import NO_ROOM_ERRNOS, RESOURCE_ERRNOS, AblationError, InputRejected, OutputRefused, RejectedInput
-from ablation.interrupts import Interrupted, interruptible
+from ablation.interrupts import Interrupted, interruptible, report_stop
 
 __all__ = ["main"]
 
@@ -146,9 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with interruptible():
             return _command(argv)
     except (Interrupted, KeyboardInterrupt) as exc:
-        stopped = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
-        print(f"ablation: {stopped}", file=sys.stderr)
-        return stopped.exit_code
+        return report_stop("ablation", exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

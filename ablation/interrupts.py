@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
 from typing import Any
 
-__all__ = ["Interrupted", "deferred", "interruptible"]
+__all__ = ["Interrupted", "deferred", "interruptible", "report_stop"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -48,6 +49,14 @@ class Interrupted(BaseException):
             f"interrupted by {signal.Signals(self.signum).name}; stopped "
             "(an output file is written completely or not at all)"
         )
+
+
+def report_stop(program: str, exc: Interrupted | KeyboardInterrupt) -> int:
+    """Print ``<program>: interrupted by …`` on stderr for ``exc`` (a ``KeyboardInterrupt`` is SIGINT);
+    return its exit code, 130 or 143. What both command lines do with a signal that ended a command."""
+    stopped = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+    print(f"{program}: {stopped}", file=sys.stderr)  # noqa: T201 - the line both command lines print
+    return stopped.exit_code
 
 
 class _Held:

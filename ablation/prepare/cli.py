@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import argparse
 import errno
-import signal
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from ablation.arguments import OPTIONS_GIVEN, Once, SourceVersion
 from ablation.errors import NO_ROOM_ERRNOS, RESOURCE_ERRNOS, AblationError
-from ablation.interrupts import Interrupted, interruptible
+from ablation.interrupts import Interrupted, interruptible, report_stop
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
 
@@ -226,9 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()
         return code
     except (Interrupted, KeyboardInterrupt) as exc:
-        stopped = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
-        print(f"{_PROG}: {stopped}", file=sys.stderr)
-        return stopped.exit_code
+        return report_stop(_PROG, exc)
     except PrepareRejected as exc:
         print(str(exc), file=sys.stderr)
         return exc.exit_code
