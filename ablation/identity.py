@@ -25,7 +25,6 @@ import copy
 import functools
 import hashlib
 import os
-import platform
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,7 +38,15 @@ from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
 from ablation.closure.problem import REMEDY, Problem, raise_first
 from ablation.errors import IntegrityError, UsageError
 
-__all__ = ["environment_kind", "evaluator_identity", "measure", "source_revision", "version_text"]
+__all__ = [
+    "environment_kind",
+    "evaluator_identity",
+    "measure",
+    "platform_member",
+    "python_version",
+    "source_revision",
+    "version_text",
+]
 
 _NIX_STORE = "/nix/store/"
 
@@ -94,11 +101,30 @@ def _executable(*, sealed: bool) -> str:
     return os.path.realpath(sys.executable)
 
 
+def python_version() -> str:
+    """The interpreter's version as ``platform.python_version()`` spells it (``"3.11.7"``).
+
+    That is the first word of ``sys.version``, with ``.0`` added when it has two
+    parts. Read here, not through :mod:`platform`, whose import compiles nine
+    regular expressions at every start (the identity is measured at every run).
+    A test compares the two.
+    """
+    version = sys.version.split(None, 1)[0]
+    return f"{version}.0" if version.count(".") == 1 else version
+
+
+def platform_member() -> dict[str, str]:
+    """``measured.platform``: the kernel's name and machine as ``platform.system()`` and ``platform.machine()``
+    give them, read from ``os.uname()`` as those functions do on Linux (a test compares them)."""
+    name = os.uname()
+    return {"system": name.sysname, "machine": name.machine}
+
+
 def _interpreter(*, sealed: bool) -> dict[str, object]:
     """Implementation, version, SHA-256 of the running binary, and whether it runs isolated (``-I``)."""
     return {
         "implementation": sys.implementation.name,
-        "version": platform.python_version(),
+        "version": python_version(),
         "executableSha256": sha256_file(_executable(sealed=sealed)),
         "isolated": bool(sys.flags.isolated),
     }
@@ -247,7 +273,7 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
         "closure": closure,
         "lock": _lock_member(_lock_path(package_dir, sealed=sealed), versions),
         "interpreter": _interpreter(sealed=sealed),
-        "platform": {"system": platform.system(), "machine": platform.machine()},
+        "platform": platform_member(),
         "environment": environment,
     }
 
