@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_INPUT_BYTES", "OPTIONS_GIVEN", "Once", "SourceVersion", "parse_arguments"]
+__all__ = ["DEFAULT_MAX_INPUT_BYTES", "OPTIONS_GIVEN", "HelpFormatter", "Once", "SourceVersion", "parse_arguments"]
 
 # Mirrors ablation.pipeline.DEFAULT_MAX_INPUT_BYTES, which is not imported before
 # the closure check (ablation.commands).
@@ -35,6 +35,34 @@ _FINGERPRINT = _IMAGE_ID  # the same spelling: "sha256:" and 64 lowercase hex di
 _SEEN = "_options_given"
 OPTIONS_GIVEN = _SEEN
 """The namespace member :class:`Once` keeps its bookkeeping in (dropped after parsing)."""
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, which looks up the terminal's width only when it writes help.
+
+    argparse makes a formatter for every ``add_argument`` (to try the metavar), and
+    its own constructor asks :mod:`shutil` for the terminal's width. ``shutil``
+    loads ``zlib``, ``bz2`` and ``lzma``: two extension modules and a shared library
+    that the closure check then hashes, in every start of every command. This
+    formatter takes the same width, ``shutil.get_terminal_size().columns - 2``,
+    when :meth:`format_help` runs; every argparse text (help, usage, errors) is
+    written through it. Both command lines use it.
+    """
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        self._asked = (max_help_position, width)
+        super().__init__(prog, indent_increment, max_help_position, 80 if width is None else width)
+
+    def format_help(self) -> str:
+        """The text, laid out for the terminal's width (or the width given)."""
+        max_help_position, width = self._asked
+        if width is None:
+            import shutil  # noqa: PLC0415 - only to write help (see the class)
+
+            width = shutil.get_terminal_size().columns - 2
+        self._width = width
+        self._max_help_position = min(max_help_position, max(width - 20, self._indent_increment * 2))
+        return super().format_help()
 
 
 class Once(argparse.Action):
@@ -231,7 +259,8 @@ def _command(
     text: str,
 ) -> argparse.ArgumentParser:
     """A command whose one-line help is listed by ``ablation --help`` and heads its own ``--help``."""
-    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.", allow_abbrev=False)
+    description = f"{text[0].upper()}{text[1:]}."
+    return sub.add_parser(name, help=text, description=description, allow_abbrev=False, formatter_class=HelpFormatter)
 
 
 def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
@@ -240,9 +269,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
         prog="ablation",
         description="Sealed evaluator for pi-context-packer-source-selection-ablation/v2 prepared inputs.",
         allow_abbrev=False,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action=SourceVersion)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # prog given: argparse would lay out a usage line (the terminal width, shutil) to find the same name
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", prog=parser.prog)
     run = _command(sub, "run", "verify the input hash, validate, evaluate and write the output file")
     _add_run(run)
     verify = _command(sub, "verify", "everything run checks, without ranking or metrics")

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ablation.arguments import OPTIONS_GIVEN, Once, SourceVersion
+from ablation.arguments import OPTIONS_GIVEN, HelpFormatter, Once, SourceVersion
 from ablation.errors import NO_ROOM_ERRNOS, RESOURCE_ERRNOS, AblationError
 from ablation.interrupts import Interrupted, interruptible, report_stop
 from ablation.prepare.commands import COMMANDS
@@ -54,7 +54,8 @@ def _path(text: str) -> str:
 
 def _command(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, text: str) -> argparse.ArgumentParser:
     """A subcommand whose one-line help is listed by ``ablation-prepare --help`` and heads its own ``--help``."""
-    return sub.add_parser(name, help=text, description=f"{text[0].upper()}{text[1:]}.", allow_abbrev=False)
+    description = f"{text[0].upper()}{text[1:]}."
+    return sub.add_parser(name, help=text, description=description, allow_abbrev=False, formatter_class=HelpFormatter)
 
 
 def _option(
@@ -91,9 +92,10 @@ def _parser() -> argparse.ArgumentParser:
             "assemble, freeze and check-freeze start no process."
         ),
         allow_abbrev=False,
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action=SourceVersion)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", prog=parser.prog)  # arguments.py
 
     pin = _command(
         sub, "pin", "print ready-to-paste [tools.*] lines: path, sha256 and, from a clean checkout, revision"
