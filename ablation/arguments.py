@@ -20,7 +20,10 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the start-up modules do not import typing (ablation.closure.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["DEFAULT_MAX_INPUT_BYTES", "OPTIONS_GIVEN", "HelpFormatter", "Once", "SourceVersion", "parse_arguments"]
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the summaries too: a TypedDict compiles each member's annotation, 2 ms of every start
+# not typing's TYPE_CHECKING: the start-up modules do not import typing (ablation.closure.record); the summaries
+# are for the type checker only too: a TypedDict compiles each member's annotation, 2 ms of every start
+TYPE_CHECKING = False
+if TYPE_CHECKING:
     from typing import TypedDict
 
     from ablation.experiment import ValidatedExperiment

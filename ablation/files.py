@@ -17,9 +17,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import BinaryIO
 
 from ablation.errors import RESOURCE_ERRNOS, ResourcesExhausted, UsageError
+
+TYPE_CHECKING = False  # not typing's: the start-up modules do not import typing (ablation.closure.record)
+if TYPE_CHECKING:
+    from typing import BinaryIO
 
 __all__ = ["describe_kind", "open_regular", "read_regular"]
 

@@ -20,7 +20,10 @@ import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: the start-up modules do not import typing (ablation.closure.record)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Interrupted", "deferred", "interruptible", "report_stop"]
 

@@ -35,7 +35,6 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal, NamedTuple
 
 from ablation.closure import verified
 from ablation.closure.layout import (
@@ -52,6 +51,7 @@ from ablation.closure.layout import (
 )
 from ablation.closure.manifest import CLOSURE_MANIFEST, Manifest, ManifestUnusable, read_manifest
 from ablation.closure.problem import Problem, raise_first
+from ablation.closure.record import Record
 from ablation.closure.startup import check_startup
 from ablation.closure.system import mapped_inode_problems, proc_problems, system_problems
 from ablation.errors import IntegrityError
@@ -67,7 +67,11 @@ __all__ = [
     "sealed_manifest",
 ]
 
-ClosureState = Literal["sealed", "unsealed"]
+TYPE_CHECKING = False  # not typing's: the closure check's modules do not import typing (ablation.closure.record)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    ClosureState = Literal["sealed", "unsealed"]
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 """The folder of the running ``ablation`` package."""
@@ -77,7 +81,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 _VERIFIED: set[str] = set()
 
 
-class ClosureReport(NamedTuple):
+class ClosureReport(Record):
     """What :func:`check_closure` found.
 
     Attributes:

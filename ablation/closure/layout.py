@@ -28,9 +28,9 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from ablation.closure import verified
+from ablation.closure.record import Record
 
 __all__ = [
     "LOCAL_FILES",
@@ -128,7 +128,7 @@ def _relative(path: str, root: str) -> str | None:
     return None
 
 
-class Layout(NamedTuple):
+class Layout(Record):
     """The roots of the layers in this process (absolute, normalised paths).
 
     Attributes:
@@ -265,7 +265,7 @@ def read_maps() -> str:
         return ""
 
 
-class TreeEntry(NamedTuple):
+class TreeEntry(Record):
     """One directory entry below a folder.
 
     ``kind`` is ``file`` (a regular file), ``symlink`` (a symbolic link; to a

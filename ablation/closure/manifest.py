@@ -53,10 +53,10 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import NamedTuple
 
 from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
+from ablation.closure.record import Record
 from ablation.errors import IntegrityError
 
 __all__ = [
@@ -136,7 +136,7 @@ def layer_digest(files: Mapping[str, str | None]) -> tuple[str, int]:
     return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), len(hashed)
 
 
-class Manifest(NamedTuple):
+class Manifest(Record):
     """A parsed closure manifest.
 
     Attributes:

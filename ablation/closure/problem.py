@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
 
 from ablation.closure import LAYERS
 from ablation.closure.boot import REMEDY as _REMEDY
+from ablation.closure.record import Record
 from ablation.errors import IntegrityError
 
 __all__ = ["REMEDY", "Problem", "raise_first"]
@@ -18,7 +18,7 @@ started (``isolation``, ``environment``, ``system``, ``shadow``, ``outside``), t
 _ORDER = tuple(REMEDY)
 
 
-class Problem(NamedTuple):
+class Problem(Record):
     """One closure problem: the file (relative to its layer's root, or what is wrong), its kind, what differs.
 
     ``layer`` is one of the four layers, or ``isolation``, ``environment``,
