@@ -27,7 +27,6 @@ import hashlib
 import os
 import sys
 from collections.abc import Mapping
-from pathlib import Path
 
 from ablation import PACKAGE_NAME
 from ablation.canonical import canonical_digest
@@ -130,7 +129,7 @@ def _interpreter(*, sealed: bool) -> dict[str, object]:
     }
 
 
-def _changed_since_check(package_dir: Path, files: list[list[str]]) -> list[Problem]:
+def _changed_since_check(package_dir: str, files: list[list[str]]) -> list[Problem]:
     """Sealed: the package files just hashed that are not the manifest's, byte for byte.
 
     The run-time check compared the package folder with the manifest before any evaluator
@@ -138,7 +137,7 @@ def _changed_since_check(package_dir: Path, files: list[list[str]]) -> list[Prob
     (a watcher swapping a ``.pyc`` through a temporary, a re-seal while a run is going) would
     otherwise enter ``filesDigest`` unchecked, and one environment would record two identities.
     """
-    prefix = f"{package_dir.name}/"
+    prefix = f"{os.path.basename(package_dir)}/"
     recorded = {
         path: sha for path, sha in sealed_manifest(package_dir).layers["package"].items() if path.startswith(prefix)
     }
@@ -159,7 +158,7 @@ def _changed_since_check(package_dir: Path, files: list[list[str]]) -> list[Prob
     return problems
 
 
-def _package_member(package_dir: Path, *, sealed: bool, revision: str | None) -> dict[str, object]:
+def _package_member(package_dir: str, *, sealed: bool, revision: str | None) -> dict[str, object]:
     """``package``: name, source revision, and the digest of ``[[path, sha256], …]`` of the package folder.
 
     Raises:
@@ -177,7 +176,7 @@ def _package_member(package_dir: Path, *, sealed: bool, revision: str | None) ->
     return {"name": PACKAGE_NAME, "sourceRevision": revision, "filesDigest": digest, "fileCount": len(files)}
 
 
-def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:
+def _loaded_layers(package_dir: str) -> dict[str, dict[str, object]]:
     """Unsealed: the layers of what this process has loaded and mapped so far (package: the folder)."""
     layout = current_layout(package_dir)
     layers: dict[str, dict[str, str | None]] = {layer: {} for layer in LAYERS}
@@ -185,7 +184,7 @@ def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:
         if kind != "other":
             layers["package"][path] = sha
     paths = {path for _, path in loaded_files()} | set(mapped_executables(read_maps()))
-    inside = str(package_dir) + os.sep
+    inside = package_dir + os.sep
     for path in sorted(paths):
         if path.startswith(inside) or path.endswith(" (deleted)") or not os.path.isfile(path):
             continue
@@ -199,14 +198,16 @@ def _loaded_layers(package_dir: Path) -> dict[str, dict[str, object]]:
     return summary
 
 
-def _lock_path(package_dir: Path, *, sealed: bool) -> Path | None:
+def _lock_path(package_dir: str, *, sealed: bool) -> str | None:
     """Sealed: the lock copy in the package. Unsealed: the checkout's ``requirements.lock``, if any."""
-    copied = package_dir / LOCK_COPY
-    if sealed or copied.is_file():
+    copied = os.path.join(package_dir, LOCK_COPY)
+    if sealed or os.path.isfile(copied):
         return copied
-    repository = package_dir.parent
-    if (repository / "pyproject.toml").is_file() and (repository / LOCK_COPY).is_file():
-        return repository / LOCK_COPY
+    repository = os.path.dirname(package_dir)
+    if os.path.isfile(os.path.join(repository, "pyproject.toml")) and os.path.isfile(
+        os.path.join(repository, LOCK_COPY)
+    ):
+        return os.path.join(repository, LOCK_COPY)
     return None
 
 
@@ -221,15 +222,16 @@ def _installed_version(name: str) -> str | None:
         return None
 
 
-def _lock_member(lock: Path | None, versions: Mapping[str, str] | None) -> dict[str, object]:
+def _lock_member(lock: str | None, versions: Mapping[str, str] | None) -> dict[str, object]:
     """``{"sha256", "distributions"}``: the lock's digest and each pin's installed version.
 
     ``versions`` are the sealed versions (from the manifest); unsealed, they are
     looked up with :mod:`importlib.metadata`.
     """
-    if lock is None or not lock.is_file():
+    if lock is None or not os.path.isfile(lock):
         return {"sha256": None, "distributions": []}
-    data = lock.read_bytes()
+    with open(lock, "rb") as stream:
+        data = stream.read()
     pins = read_lock_pins(data.decode("utf-8", errors="replace"))
     return {
         "sha256": hashlib.sha256(data).hexdigest(),
@@ -240,7 +242,9 @@ def _lock_member(lock: Path | None, versions: Mapping[str, str] | None) -> dict[
     }
 
 
-def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None) -> dict[str, object]:
+def measure(
+    package_dir: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None
+) -> dict[str, object]:
     """The ``measured`` object of the identity (not cached).
 
     Args:
@@ -251,7 +255,7 @@ def measure(package_dir: Path | None = None, *, environ: Mapping[str, str] | Non
         IntegrityError: a sealed package whose manifest cannot be used (exit 3).
     """
     del environ
-    package_dir = package_dir or PACKAGE_DIR
+    package_dir = os.fspath(package_dir or PACKAGE_DIR)
     sealed = closure_state(package_dir) == "sealed"
     if sealed:
         manifest = sealed_manifest(package_dir)
@@ -319,19 +323,19 @@ def evaluator_identity() -> dict[str, object]:
     return copy.deepcopy(_cached_identity())
 
 
-def source_revision(package_dir: Path | None = None) -> str | None:
+def source_revision(package_dir: str | os.PathLike[str] | None = None) -> str | None:
     """The source revision sealing recorded (``package.sourceRevision``); ``None`` when unknown or unsealed.
 
     Raises:
         IntegrityError: a sealed package whose manifest cannot be used (exit 3).
     """
-    package_dir = package_dir or PACKAGE_DIR
+    package_dir = os.fspath(package_dir or PACKAGE_DIR)
     if closure_state(package_dir) != "sealed":
         return None
     return sealed_manifest(package_dir).source_revision
 
 
-def version_text(program: str, package_dir: Path | None = None) -> str:
+def version_text(program: str, package_dir: str | os.PathLike[str] | None = None) -> str:
     """What ``--version`` prints: the program and the source revision it was built from.
 
     ``<program> <commit>``, ``<program> <commit>-dirty`` (the package files differ
@@ -340,7 +344,7 @@ def version_text(program: str, package_dir: Path | None = None) -> str:
     whatever is on disk. ablation has no release version number
     (docs/decisions/0017-source-revision.md).
     """
-    package_dir = package_dir or PACKAGE_DIR
+    package_dir = os.fspath(package_dir or PACKAGE_DIR)
     if closure_state(package_dir) != "sealed":
         return f"{program} (unsealed: a development checkout; no source revision)"
     try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from pathlib import Path
 
 from ablation.canonical import js_number, sha256_hex
 from ablation.closure import check as closure_check
@@ -147,9 +146,7 @@ def _sync_folder(folder: str) -> None:
         os.close(descriptor)
 
 
-def _write_and_link(
-    fd: int, temporary: Path, target: Path, data: bytes, mode: int, path: str | os.PathLike[str]
-) -> None:
+def _write_and_link(fd: int, temporary: str, target: str, data: bytes, mode: int, path: str | os.PathLike[str]) -> None:
     """Write and fsync the temporary file open as ``fd``, then hard-link it to ``target`` (OutputRefused)."""
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -168,26 +165,25 @@ def _write_and_link(
         raise _refused(path, exc) from None
 
 
-def _publish(target: Path, folder: str, data: bytes, mode: int, path: str | os.PathLike[str]) -> list[str]:
+def _publish(target: str, folder: str, data: bytes, mode: int, path: str | os.PathLike[str]) -> list[str]:
     """Write the temporary, link it to ``target``, remove it and fsync ``folder``; what could not be confirmed."""
     import tempfile  # noqa: PLC0415 - here: it imports shutil, bz2, lzma and random, which commands that write nothing need not load
 
     try:
-        fd, name = tempfile.mkstemp(prefix=_temporary_prefix(target.name), dir=folder)
+        fd, temporary = tempfile.mkstemp(prefix=_temporary_prefix(os.path.basename(target)), dir=folder)
     except OSError as exc:
         raise _refused(path, exc) from None
-    temporary = Path(name)
     try:
         _write_and_link(fd, temporary, target, data, mode, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            temporary.unlink()
+            os.unlink(temporary)
         raise
     problems = []
     try:
-        temporary.unlink()
+        os.unlink(temporary)
     except OSError as exc:
-        problems.append(f"could not remove the temporary {temporary.name!r} ({exc.strerror or exc})")
+        problems.append(f"could not remove the temporary {os.path.basename(temporary)!r} ({exc.strerror or exc})")
     try:
         _sync_folder(folder)
     except OSError as exc:
@@ -230,12 +226,12 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
     import tempfile  # noqa: F401, PLC0415 - what publishing loads (_publish), loaded before the recheck covers it
 
     closure_check.recheck()
-    if os.fspath(path).endswith(("/", os.sep)):
+    target = os.fspath(path)
+    if target.endswith(("/", os.sep)) or os.path.basename(target) in (".", ".."):
         msg = f"output {os.fspath(path)!r} names a folder; give a file name"
         raise OutputRefused(msg)
-    target = Path(path)
     refuse_existing(target)
-    folder = str(target.parent) or "."
+    folder = os.path.dirname(target) or "."
     with deferred():  # a SIGINT or SIGTERM waits until the temporary is gone (ablation.interrupts)
         problems = _publish(target, folder, data, mode, path)
     if not problems:

@@ -34,7 +34,6 @@ import functools
 import os
 import sys
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from ablation.closure import verified
 from ablation.closure.layout import (
@@ -73,8 +72,8 @@ if TYPE_CHECKING:
 
     ClosureState = Literal["sealed", "unsealed"]
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
-"""The folder of the running ``ablation`` package."""
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+"""The folder of the running ``ablation`` package (absolute, symlinks resolved)."""
 
 # Files already found equal to the manifest in this process (absolute paths),
 # so that recheck() only reads what was loaded or mapped since.
@@ -98,30 +97,34 @@ class ClosureReport(Record):
         return not self.problems
 
 
-def closure_state(package_dir: Path | None = None) -> ClosureState:
+def closure_state(package_dir: str | os.PathLike[str] | None = None) -> ClosureState:
     """``"sealed"`` when the package holds a closure manifest, else ``"unsealed"``."""
-    manifest = (package_dir or PACKAGE_DIR) / CLOSURE_MANIFEST
-    return "sealed" if manifest.exists() or manifest.is_symlink() else "unsealed"
+    return "sealed" if os.path.lexists(os.path.join(package_dir or PACKAGE_DIR, CLOSURE_MANIFEST)) else "unsealed"
 
 
-def _started_closure(package_dir: Path) -> verified.Closure | None:
+def _started_closure(package_dir: str) -> verified.Closure | None:
     """The sealed start's closure when it is this package's (:mod:`ablation.closure.verified`)."""
     closure = verified.CLOSURE
-    if closure is not None and closure.site == os.path.normpath(str(package_dir.parent)):
+    if closure is not None and closure.site == os.path.normpath(os.path.dirname(package_dir)):
         return closure
     return None
 
 
+def sealed_manifest(package_dir: str | os.PathLike[str] = PACKAGE_DIR) -> Manifest:
+    """The package's closure manifest, read once (raises :class:`ManifestUnusable`, exit 3, when unusable)."""
+    return _sealed_manifest(os.fspath(package_dir))
+
+
 @functools.cache
-def sealed_manifest(package_dir: Path = PACKAGE_DIR) -> Manifest:
+def _sealed_manifest(package_dir: str) -> Manifest:
     """The package's closure manifest, read once (raises :class:`ManifestUnusable`, exit 3, when unusable).
 
     In a sealed start, from the bytes the start read, so that the identity and
     every check use the manifest whose layers the verified imports used.
     """
-    manifest = package_dir / CLOSURE_MANIFEST
-    name = f"{package_dir.name}/{CLOSURE_MANIFEST}"
-    if manifest.is_symlink():
+    manifest = os.path.join(package_dir, CLOSURE_MANIFEST)
+    name = f"{os.path.basename(package_dir)}/{CLOSURE_MANIFEST}"
+    if os.path.islink(manifest):
         raise ManifestUnusable(name, "is a symlink")
     closure = _started_closure(package_dir)
     if closure is None:
@@ -129,8 +132,15 @@ def sealed_manifest(package_dir: Path = PACKAGE_DIR) -> Manifest:
     return read_manifest(manifest, name, closure.manifest, closure.layers)
 
 
+def package_files(
+    package_dir: str | os.PathLike[str] = PACKAGE_DIR, *, sealed: bool
+) -> tuple[tuple[str, str, str | None], ...]:
+    """Every entry below the package folder: ``(path, kind, sha256)``, sorted, read once (:func:`_package_files`)."""
+    return _package_files(os.fspath(package_dir), sealed=sealed)
+
+
 @functools.cache
-def package_files(package_dir: Path = PACKAGE_DIR, *, sealed: bool) -> tuple[tuple[str, str, str | None], ...]:
+def _package_files(package_dir: str, *, sealed: bool) -> tuple[tuple[str, str, str | None], ...]:
     """Every entry below the package folder: ``(path, kind, sha256)``, sorted, read once.
 
     Sealed: bytecode included, the manifest left out. Unsealed: ``__pycache__``
@@ -213,16 +223,17 @@ def _process_files(maps: str) -> list[str]:
     return sorted(loaded | {path for path in mapped_executables(maps) if path not in resolved})
 
 
-def _check_site(package_dir: Path, manifest: Manifest) -> list[Problem]:
+def _check_site(package_dir: str, manifest: Manifest) -> list[Problem]:
     """Step 2: site-packages holds exactly the owned files; the package's files are unchanged."""
     owned = {**manifest.layers["dependencies"], **manifest.layers["package"]}
     problems: list[Problem] = []
     seen: set[str] = set()
-    manifest_rel = f"{package_dir.name}/{CLOSURE_MANIFEST}"
-    for relative, kind in list_files(str(package_dir.parent)):
+    name = os.path.basename(package_dir)
+    manifest_rel = f"{name}/{CLOSURE_MANIFEST}"
+    for relative, kind in list_files(os.path.dirname(package_dir)):
         if relative == manifest_rel:
             continue
-        ours = relative.startswith((f"{package_dir.name}/", f"{package_dir.name}-"))
+        ours = relative.startswith((f"{name}/", f"{name}-"))
         layer = "package" if ours else "dependencies"
         seen.add(relative)
         if kind != "file":
@@ -266,32 +277,35 @@ def _check_local(layout: Layout, manifest: Manifest) -> list[Problem]:
     return problems
 
 
-def _check_shadow(package_dir: Path) -> list[Problem]:
+def _check_shadow(package_dir: str) -> list[Problem]:
     """An unsealed package may not run where a sealed one is installed on the import path."""
-    here = package_dir.resolve()
+    here, name = os.path.realpath(package_dir), os.path.basename(package_dir)
     for entry in sys.path:
-        candidate = Path(entry or ".") / package_dir.name
-        if (candidate / CLOSURE_MANIFEST).is_file() and candidate.resolve() != here:
+        candidate = os.path.join(entry or ".", name)
+        if os.path.isfile(os.path.join(candidate, CLOSURE_MANIFEST)) and os.path.realpath(candidate) != here:
             what = f"is sealed in {entry}, but this process imported {package_dir}"
-            return [Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "shadow", what)]
+            return [Problem(f"{name}/{CLOSURE_MANIFEST}", "shadow", what)]
     return []
 
 
-def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None) -> ClosureReport:
+def check_closure(
+    package_dir: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None
+) -> ClosureReport:
     """Run the whole check (steps 1–4, or the unsealed checks); never raises on a failed check."""
-    package_dir = package_dir or PACKAGE_DIR
+    package_dir = os.fspath(package_dir or PACKAGE_DIR)
+    name = os.path.basename(package_dir)
     environ = os.environ if environ is None else environ
     state = closure_state(package_dir)
     if state == "unsealed":
         problems = _check_shadow(package_dir)
         if environ.get("ABLATION_ENVIRONMENT") == "container":
             missing = "is missing (the image is built sealed)"
-            problems.append(Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", missing))
+            problems.append(Problem(f"{name}/{CLOSURE_MANIFEST}", "package", missing))
         return ClosureReport(state=state, problems=tuple(problems))
     try:
         manifest = sealed_manifest(package_dir)
     except ManifestUnusable as error:
-        unusable = Problem(f"{package_dir.name}/{CLOSURE_MANIFEST}", "package", error.why)
+        unusable = Problem(f"{name}/{CLOSURE_MANIFEST}", "package", error.why)
         return ClosureReport(state=state, problems=(unusable,))
     layout = current_layout(package_dir)
     maps = read_maps()
@@ -310,7 +324,9 @@ def check_closure(package_dir: Path | None = None, *, environ: Mapping[str, str]
     return ClosureReport(state=state, problems=tuple(sorted(dict.fromkeys(problems), key=Problem.order)))
 
 
-def require_sealed_closure(package_dir: Path | None = None, *, environ: Mapping[str, str] | None = None) -> None:
+def require_sealed_closure(
+    package_dir: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None
+) -> None:
     """Refuse to run from a sealed environment whose closure does not hold (a no-op when it holds).
 
     Raises:
@@ -321,7 +337,7 @@ def require_sealed_closure(package_dir: Path | None = None, *, environ: Mapping[
     raise_first(check_closure(package_dir, environ=environ).problems)
 
 
-def recheck(package_dir: Path | None = None) -> None:
+def recheck(package_dir: str | os.PathLike[str] | None = None) -> None:
     """Step 4 again for every file loaded or mapped since the last check (sealed only).
 
     Called just before an output file is written, so modules imported late
@@ -331,7 +347,7 @@ def recheck(package_dir: Path | None = None) -> None:
     Raises:
         IntegrityError: as :func:`require_sealed_closure`.
     """
-    package_dir = package_dir or PACKAGE_DIR
+    package_dir = os.fspath(package_dir or PACKAGE_DIR)
     if closure_state(package_dir) == "unsealed":
         return
     manifest = sealed_manifest(package_dir)

@@ -27,7 +27,6 @@ import hashlib
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 from ablation.closure import verified
 from ablation.closure.record import Record
@@ -64,7 +63,7 @@ _READ_WHOLE = 1 << 16
 """Files up to this size (bytes, as ``fstat`` says) are read in one piece to be hashed."""
 
 
-def sha256_file(path: str | Path) -> str:
+def sha256_file(path: str | os.PathLike[str]) -> str:
     """Bare hex SHA-256 of the bytes a file reads as (symlinks followed).
 
     A file is read once per process: the digest is kept under its device,
@@ -185,7 +184,7 @@ def _roots(site: str, stdlib: str, prefix: str) -> tuple[tuple[str, str], ...]:
     return tuple(roots)
 
 
-def current_layout(package_dir: str | Path) -> Layout:
+def current_layout(package_dir: str | os.PathLike[str]) -> Layout:
     """The :class:`Layout` of this process, the package imported from ``package_dir``."""
     stdlib = getattr(sys, "_stdlib_dir", None) or os.path.dirname(os.__file__)
     return Layout(
@@ -281,7 +280,9 @@ class TreeEntry(Record):
     sha256: str | None
 
 
-def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = frozenset()) -> list[TreeEntry]:
+def walk_tree(
+    folder: str | os.PathLike[str], *, skip_pycache: bool, skip_top: frozenset[str] = frozenset()
+) -> list[TreeEntry]:
     """Every entry below ``folder``, sorted by path; symbolic links are never followed into folders.
 
     Args:
@@ -291,17 +292,17 @@ def walk_tree(folder: Path, *, skip_pycache: bool, skip_top: frozenset[str] = fr
         skip_top: file names left out at the top of the folder (the closure manifest).
     """
     entries: list[TreeEntry] = []
-    for relative, kind in list_files(
-        str(folder), skip_folders=frozenset({"__pycache__"}) if skip_pycache else frozenset()
-    ):
+    folder = os.fspath(folder)
+    name = os.path.basename(folder)
+    for relative, kind in list_files(folder, skip_folders=frozenset({"__pycache__"}) if skip_pycache else frozenset()):
         if kind == "file" and "/" not in relative and relative in skip_top:
             continue
-        full = folder / relative
+        full = os.path.join(folder, relative)
         try:
-            digest = sha256_file(full) if kind == "file" or (kind == "symlink" and full.is_file()) else None
+            digest = sha256_file(full) if kind == "file" or (kind == "symlink" and os.path.isfile(full)) else None
         except OSError:  # removed or replaced while the tree was read
             kind, digest = "other", None
-        entries.append(TreeEntry(f"{folder.name}/{relative}", kind, digest))
+        entries.append(TreeEntry(f"{name}/{relative}", kind, digest))
     entries.sort(key=lambda e: e.path)
     return entries
 

@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from types import MappingProxyType
 
 from ablation import PACKAGE_NAME
@@ -239,7 +239,10 @@ def _is_hex(value: object) -> bool:
 
 
 def read_manifest(
-    path: Path, name: str, data: bytes | None = None, layers: Mapping[str, dict[str, str | None]] | None = None
+    path: str | os.PathLike[str],
+    name: str,
+    data: bytes | None = None,
+    layers: Mapping[str, dict[str, str | None]] | None = None,
 ) -> Manifest:
     """Read and check the shape of a closure manifest.
 
@@ -256,7 +259,9 @@ def read_manifest(
             is not JSON, is of another format or has a malformed entry.
     """
     try:
-        data = path.read_bytes() if data is None else data
+        if data is None:
+            with open(path, "rb") as stream:
+                data = stream.read()
         text = data.decode("utf-8")
         start, end = text.find('\n "layers": {\n'), text.find('\n },\n "local": ')
         if layers is None or start < 0 or end < start or "\\" in text[start:end]:

@@ -17,22 +17,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from ablation.closure.problem import Problem
 
 __all__ = ["collect_tree", "tree_problems"]
 
 
-def _kind(path: Path) -> str:
-    if path.is_symlink():
+def _kind(path: str) -> str:
+    if os.path.islink(path):
         return "link"
-    if path.is_dir():
+    if os.path.isdir(path):
         return "dir"
-    return "file" if path.is_file() else "other"
+    return "file" if os.path.isfile(path) else "other"
 
 
-def collect_tree(root: Path, files: Iterable[str], *, skip: Iterable[str] = ()) -> dict[str, str]:
+def collect_tree(root: str | os.PathLike[str], files: Iterable[str], *, skip: Iterable[str] = ()) -> dict[str, str]:
     """Every entry below ``root`` that is not one of ``files``: relative path → kind (sealing).
 
     Args:
@@ -45,19 +44,19 @@ def collect_tree(root: Path, files: Iterable[str], *, skip: Iterable[str] = ()) 
     """
     listed, skipped = set(files), set(skip)
     entries: dict[str, str] = {}
-    pending = [root]
+    pending = [(os.fspath(root), "")]
     while pending:
-        here = pending.pop()
+        here, prefix = pending.pop()
         with os.scandir(here) as listing:
             for entry in listing:
-                path = Path(entry.path)
-                relative = path.relative_to(root).as_posix()
+                path = entry.path
+                relative = prefix + entry.name
                 if relative in skipped:
                     entries[relative] = "skip"
                 elif relative not in listed:
                     entries[relative] = _kind(path)
                     if entries[relative] == "dir":
-                        pending.append(path)
+                        pending.append((path, relative + "/"))
     return entries
 
 
