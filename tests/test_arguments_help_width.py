@@ -2,22 +2,18 @@
 
 It only defers argparse's look-up of the terminal's width (which imports
 :mod:`shutil`, and with it ``zlib``, ``bz2`` and ``lzma``) from every
-``add_argument`` to the moment help is written (decision 20).
+``add_argument`` to the moment help is written (decision 20;
+``tests/closure/test_start_imports.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from ablation import arguments
 from ablation.prepare import cli as prepare_cli
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _with_argparse_formatter(parser: argparse.ArgumentParser) -> None:
@@ -55,13 +51,3 @@ def test_a_given_width_is_kept() -> None:
     formatter = arguments.HelpFormatter("ablation", width=50)
     formatter.add_text("word " * 40)
     assert max(len(line) for line in formatter.format_help().splitlines()) <= 50
-
-
-def test_parsing_loads_no_shutil() -> None:
-    """``ablation``'s start (``ablation-prepare`` loads shutil for its own work anyway)."""
-    code = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ablation.arguments import parse_arguments\n"
-        "parse_arguments(['identity'])\nprint('shutil' in sys.modules, 'lzma' in sys.modules)"
-    )
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "False False\n", "")

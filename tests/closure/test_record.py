@@ -2,24 +2,19 @@
 
 Each case defines one class body twice, once on ``Record`` and once on
 ``typing.NamedTuple``, and compares what they do. The start-up modules' own
-records are checked for their fields and defaults, and a fresh interpreter
-shows that the command line and the closure check import no ``typing``.
+records are checked for their fields and defaults
+(``tests/closure/test_start_imports.py``: they import no ``typing``).
 """
 
 from __future__ import annotations
 
 import pickle
-import subprocess
-import sys
 import typing
-from pathlib import Path
 
 import pytest
 
 from ablation.closure import check, layout, manifest, problem
 from ablation.closure.record import Record
-
-ROOT = Path(__file__).resolve().parents[2]
 
 BODY = '''
 class Entry(Base):
@@ -106,13 +101,3 @@ def test_the_manifest_record_keeps_its_defaults() -> None:
     assert (made.environment, dict(made.trees)) == ("other", {})
     assert made.absent == manifest.Manifest._field_defaults["absent"]
     assert pickle.loads(pickle.dumps(problem.Problem("a", "stdlib", "b"))) == ("a", "stdlib", "b")
-
-
-def test_the_start_up_modules_import_no_typing() -> None:
-    code = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
-        "import ablation.cli, ablation.closure.check, ablation.identity, ablation.output\n"
-        "print('typing' in sys.modules)"
-    )
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "False\n", "")
