@@ -238,6 +238,11 @@ def _is_hex(value: object) -> bool:
     return isinstance(value, str) and _HEX_RE.fullmatch(value) is not None
 
 
+def _file_bytes(path: str | os.PathLike[str]) -> bytes:
+    with open(path, "rb") as stream:
+        return stream.read()
+
+
 def read_manifest(
     path: str | os.PathLike[str],
     name: str,
@@ -259,9 +264,7 @@ def read_manifest(
             is not JSON, is of another format or has a malformed entry.
     """
     try:
-        if data is None:
-            with open(path, "rb") as stream:
-                data = stream.read()
+        data = _file_bytes(path) if data is None else data
         text = data.decode("utf-8")
         start, end = text.find('\n "layers": {\n'), text.find('\n },\n "local": ')
         if layers is None or start < 0 or end < start or "\\" in text[start:end]:
