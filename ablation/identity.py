@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from ablation import PACKAGE_NAME
 from ablation.canonical import canonical_digest
 from ablation.closure import LAYERS
-from ablation.closure.check import PACKAGE_DIR, closure_state, package_files, sealed_manifest
+from ablation.closure.check import closure_state, package_files, package_folder, sealed_manifest
 from ablation.closure.layout import current_layout, loaded_files, mapped_executables, read_maps, sha256_file
 from ablation.closure.manifest import LOCK_COPY, layer_digest, read_lock_pins
 from ablation.closure.problem import REMEDY, Problem, raise_first
@@ -255,7 +255,7 @@ def measure(
         IntegrityError: a sealed package whose manifest cannot be used (exit 3).
     """
     del environ
-    package_dir = os.fspath(package_dir or PACKAGE_DIR)
+    package_dir = package_folder(package_dir)
     sealed = closure_state(package_dir) == "sealed"
     if sealed:
         manifest = sealed_manifest(package_dir)
@@ -329,7 +329,7 @@ def source_revision(package_dir: str | os.PathLike[str] | None = None) -> str | 
     Raises:
         IntegrityError: a sealed package whose manifest cannot be used (exit 3).
     """
-    package_dir = os.fspath(package_dir or PACKAGE_DIR)
+    package_dir = package_folder(package_dir)
     if closure_state(package_dir) != "sealed":
         return None
     return sealed_manifest(package_dir).source_revision
@@ -344,7 +344,7 @@ def version_text(program: str, package_dir: str | os.PathLike[str] | None = None
     whatever is on disk. ablation has no release version number
     (docs/decisions/0017-source-revision.md).
     """
-    package_dir = os.fspath(package_dir or PACKAGE_DIR)
+    package_dir = package_folder(package_dir)
     if closure_state(package_dir) != "sealed":
         return f"{program} (unsealed: a development checkout; no source revision)"
     try:

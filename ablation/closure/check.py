@@ -61,6 +61,7 @@ __all__ = [
     "check_closure",
     "closure_state",
     "package_files",
+    "package_folder",
     "recheck",
     "require_sealed_closure",
     "sealed_manifest",
@@ -97,9 +98,18 @@ class ClosureReport(Record):
         return not self.problems
 
 
+def package_folder(package_dir: str | os.PathLike[str] | None) -> str:
+    """The package folder as a ``str`` without a trailing ``/`` (:data:`PACKAGE_DIR` when ``None``).
+
+    The check names files by the folder's last part and its parent, as ``pathlib`` did.
+    """
+    folder = os.fspath(package_dir or PACKAGE_DIR)
+    return folder.rstrip("/") or "/"
+
+
 def closure_state(package_dir: str | os.PathLike[str] | None = None) -> ClosureState:
     """``"sealed"`` when the package holds a closure manifest, else ``"unsealed"``."""
-    return "sealed" if os.path.lexists(os.path.join(package_dir or PACKAGE_DIR, CLOSURE_MANIFEST)) else "unsealed"
+    return "sealed" if os.path.lexists(os.path.join(package_folder(package_dir), CLOSURE_MANIFEST)) else "unsealed"
 
 
 def _started_closure(package_dir: str) -> verified.Closure | None:
@@ -112,7 +122,7 @@ def _started_closure(package_dir: str) -> verified.Closure | None:
 
 def sealed_manifest(package_dir: str | os.PathLike[str] = PACKAGE_DIR) -> Manifest:
     """The package's closure manifest, read once (raises :class:`ManifestUnusable`, exit 3, when unusable)."""
-    return _sealed_manifest(os.fspath(package_dir))
+    return _sealed_manifest(package_folder(package_dir))
 
 
 @functools.cache
@@ -136,7 +146,7 @@ def package_files(
     package_dir: str | os.PathLike[str] = PACKAGE_DIR, *, sealed: bool
 ) -> tuple[tuple[str, str, str | None], ...]:
     """Every entry below the package folder: ``(path, kind, sha256)``, sorted, read once (:func:`_package_files`)."""
-    return _package_files(os.fspath(package_dir), sealed=sealed)
+    return _package_files(package_folder(package_dir), sealed=sealed)
 
 
 @functools.cache
@@ -292,7 +302,7 @@ def check_closure(
     package_dir: str | os.PathLike[str] | None = None, *, environ: Mapping[str, str] | None = None
 ) -> ClosureReport:
     """Run the whole check (steps 1–4, or the unsealed checks); never raises on a failed check."""
-    package_dir = os.fspath(package_dir or PACKAGE_DIR)
+    package_dir = package_folder(package_dir)
     name = os.path.basename(package_dir)
     environ = os.environ if environ is None else environ
     state = closure_state(package_dir)
@@ -347,7 +357,7 @@ def recheck(package_dir: str | os.PathLike[str] | None = None) -> None:
     Raises:
         IntegrityError: as :func:`require_sealed_closure`.
     """
-    package_dir = os.fspath(package_dir or PACKAGE_DIR)
+    package_dir = package_folder(package_dir)
     if closure_state(package_dir) == "unsealed":
         return
     manifest = sealed_manifest(package_dir)
