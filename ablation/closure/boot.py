@@ -354,7 +354,7 @@ def leave(code: int) -> "NoReturn":
         for stream in (sys.stdout, sys.stderr):
             if stream is not None and not stream.closed:
                 stream.flush()
-    except BaseException:  # noqa: BLE001 - anything: the interpreter's own exit then says what it says
+    except BaseException:  # anything: the interpreter's own exit then says what it says
         raise SystemExit(code) from None
     os._exit(code)
 

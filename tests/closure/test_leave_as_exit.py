@@ -41,9 +41,7 @@ def _end(body: str, ending: str, stdout: str | None, stderr: str | None) -> tupl
     return done.returncode, done.stdout or b"", done.stderr or b""
 
 
-@pytest.mark.parametrize(
-    ("name", "code"), [(name, code) for name, (_, codes, _, _) in CASES.items() for code in codes]
-)
+@pytest.mark.parametrize(("name", "code"), [(name, code) for name, (_, codes, _, _) in CASES.items() for code in codes])
 def test_leave_ends_as_sys_exit_does(name: str, code: int) -> None:
     body, _, stdout, stderr = CASES[name]
     left = _end(body, f"boot.leave({code})", stdout, stderr)
