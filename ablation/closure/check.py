@@ -240,7 +240,7 @@ def _check_site(package_dir: str, manifest: Manifest) -> list[Problem]:
     seen: set[str] = set()
     name = os.path.basename(package_dir)
     manifest_rel = f"{name}/{CLOSURE_MANIFEST}"
-    for relative, kind in list_files(os.path.dirname(package_dir)):
+    for relative, kind in list_files(os.path.dirname(package_dir) or "."):  # "ablation": its parent is "."
         if relative == manifest_rel:
             continue
         ours = relative.startswith((f"{name}/", f"{name}-"))

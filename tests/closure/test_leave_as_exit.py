@@ -1,0 +1,70 @@
+""":func:`ablation.closure.boot.leave` ends the process as ``sys.exit(code)`` would: same code, same bytes.
+
+The sealed start skips the interpreter's teardown (decision 20) but must not change
+what a caller sees. When a standard stream cannot be flushed, the interpreter's own
+exit writes ``Exception ignored in: <…stdout…>`` and the error on stderr, and exits
+120 whatever the command's code was (``Py_Exit``); a stream already closed is left
+alone. Each case runs the same body ending once in ``leave`` and once in ``sys.exit``
+and compares exit code, stdout and stderr; two cases run the sealed console scripts.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+CASES = {
+    "written": ("sys.stdout.write('out ' * 3000)\nsys.stderr.write('err')", (0, 2, 130), None, None),
+    "stdout descriptor closed": ("sys.stdout.write('x')\nos.close(1)", (0, 4), None, None),
+    "stdout on a full disk": ("sys.stdout.write('x')", (0, 5), "/dev/full", None),
+    "stderr on a full disk": ("sys.stderr.write('e')", (0, 2), None, "/dev/full"),
+    "stdout closed by the program": ("sys.stdout.close()", (0, 3), None, None),
+    "stdout gone": ("sys.stdout = None", (0, 5), None, None),
+}
+
+
+def _end(body: str, ending: str, stdout: str | None, stderr: str | None) -> tuple[int, bytes, bytes]:
+    code = f"import os, sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ablation.closure import boot\n{body}\n{ending}"
+    out = open(stdout, "wb") if stdout else subprocess.PIPE  # noqa: SIM115 - closed below
+    err = open(stderr, "wb") if stderr else subprocess.PIPE  # noqa: SIM115 - closed below
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", code], stdout=out, stderr=err, check=False)
+    finally:
+        for stream in (out, err):
+            if not isinstance(stream, int):
+                stream.close()
+    return done.returncode, done.stdout or b"", done.stderr or b""
+
+
+@pytest.mark.parametrize(("name", "code"), [(name, code) for name, (_, codes, _, _) in CASES.items() for code in codes])
+def test_leave_ends_as_sys_exit_does(name: str, code: int) -> None:
+    body, _, stdout, stderr = CASES[name]
+    left = _end(body, f"boot.leave({code})", stdout, stderr)
+    exited = _end(body, f"sys.exit({code})", stdout, stderr)
+    assert left == exited
+
+
+def test_a_usage_error_whose_stderr_is_full_is_exit_120(sealed_cli: Path) -> None:
+    """argparse drops the failed write; the interpreter's exit finds the unflushed stderr (e5aa05e: 120)."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([str(sealed_cli), "bogus"], stdout=subprocess.PIPE, stderr=full, check=False)
+    assert (done.returncode, done.stdout) == (120, b"")
+
+
+def test_prepare_help_on_a_full_disk_is_reported_as_before(sealed_cli: Path) -> None:
+    """ablation-prepare keeps the unflushed help after its own report; the exit reports it again (e5aa05e)."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [str(sealed_cli.with_name("ablation-prepare")), "--help"], stdout=full, stderr=subprocess.PIPE, check=False
+        )
+    assert (done.returncode, done.stderr.decode()) == (
+        120,
+        "ablation-prepare: output refused: cannot write: No space left on device\n"
+        "Exception ignored in: <_io.TextIOWrapper name='<stdout>' mode='w' encoding='utf-8'>\n"
+        "OSError: [Errno 28] No space left on device\n",
+    )
