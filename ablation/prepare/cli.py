@@ -29,6 +29,7 @@ from ablation.errors import NO_ROOM_ERRNOS, RESOURCE_ERRNOS, AblationError
 from ablation.interrupts import Interrupted, interruptible, report_stop
 from ablation.prepare.commands import COMMANDS
 from ablation.prepare.findings import PrepareRejected
+from ablation.streams import flushed, plug_closed_streams, stdout_failure
 
 __all__ = ["main"]
 
@@ -220,12 +221,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         0 ok, 2 usage, 3 integrity, 4 rejected, 5 output refused (also a full disk or a read-only file
         system while writing), 6 resources exhausted, 130 or 143 interrupted by SIGINT or SIGTERM (one line).
     """
+    plug_closed_streams()
     try:
         with interruptible():  # Ctrl-C or SIGTERM: one line and 130 or 143; a file being published is finished first
             args = _parse(argv)
             code = args if isinstance(args, int) else COMMANDS[args.command](args)
-        sys.stdout.flush()
-        return code
+        return flushed(code, _PROG)  # here, not at exit: a closed pipe or a full disk would be exit 120 there
     except (Interrupted, KeyboardInterrupt) as exc:
         return report_stop(_PROG, exc)
     except PrepareRejected as exc:
@@ -234,12 +235,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AblationError as exc:
         print(f"{_PROG}: {exc}", file=sys.stderr)
         return exc.exit_code
-    except BrokenPipeError:  # a reader that went away (| head) is not an error of ours
-        return 0
     except MemoryError:
         print(f"{_PROG}: resources exhausted: out of memory", file=sys.stderr)
         return _EXIT_RESOURCES
     except OSError as exc:
+        stdout_code = None if exc.filename else stdout_failure(exc, _PROG)  # a file's error names the file
+        if stdout_code is not None:  # a reader that went away (| head): 0; stdout on a full disk: 5
+            return stdout_code
         if exc.errno in _WRITE_REFUSED_ERRNOS:
             where = f" ({exc.filename})" if exc.filename else ""
             print(f"{_PROG}: output refused: cannot write{where}: {exc.strerror or exc}", file=sys.stderr)

@@ -1,0 +1,56 @@
+"""``ablation-prepare`` and its standard streams end as ``ablation``'s do (:mod:`ablation.streams`).
+
+A closed stdout or stderr becomes the null device (no traceback); a reader
+that went away is exit 0 with nothing more on stderr; stdout on a full disk is
+exit 5 and one line. Before, a closed stdout was a traceback and a reader gone
+was exit 120 with "Exception ignored".
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _prepare(args: list[str], **streams: object) -> subprocess.CompletedProcess[bytes]:
+    code = f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ablation.prepare.cli import main\nsys.exit(main())"
+    command = [sys.executable, "-I", "-c", code, *args]
+    return subprocess.run(command, check=False, **streams)  # type: ignore[call-overload, no-any-return]
+
+
+@pytest.mark.parametrize("args", [["--help"], ["bogus"], ["sheet", "--help"]])
+def test_a_closed_stdout_is_no_traceback(args: list[str]) -> None:
+    done = _prepare(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, close_fds=True, pass_fds=())
+    closed = _prepare(args, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, stdout=None, preexec_fn=_close_stdout)
+    assert b"Traceback" not in closed.stderr
+    assert closed.returncode == done.returncode
+    assert closed.stderr == done.stderr
+
+
+def _close_stdout() -> None:
+    import os  # noqa: PLC0415 - in the child, before exec
+
+    os.close(1)
+
+
+def test_a_reader_gone_is_exit_0_and_nothing_on_stderr() -> None:
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    assert reader.stdin is not None
+    done = _prepare(["--help"], stdout=reader.stdin, stderr=subprocess.PIPE)
+    reader.stdin.close()
+    reader.wait()
+    assert (done.returncode, done.stderr) == (0, b"")
+
+
+def test_stdout_on_a_full_disk_is_exit_5_and_one_line() -> None:
+    with open("/dev/full", "wb") as full:
+        done = _prepare(["--help"], stdout=full, stderr=subprocess.PIPE)
+    assert (done.returncode, done.stderr) == (
+        5,
+        b"ablation-prepare: cannot write standard output: No space left on device\n",
+    )
