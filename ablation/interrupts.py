@@ -63,16 +63,22 @@ def report_stop(program: str, exc: Interrupted | KeyboardInterrupt) -> int:
 
 
 class _Held:
-    """While ``depth`` > 0 a signal is only noted in ``pending``; :func:`deferred` raises it at the end."""
+    """While ``depth`` > 0 a signal is only noted in ``pending``; :func:`deferred` raises it at the end.
+
+    ``raised`` notes every signal raised as :class:`Interrupted`, so that :func:`interruptible` can
+    raise it again when it was swallowed where it landed.
+    """
 
     depth = 0
     pending: list[int] = []  # noqa: RUF012 - one process-wide record, never copied
+    raised: list[int] = []  # noqa: RUF012 - one process-wide record, never copied
 
 
 def _raise(signum: int, _frame: FrameType | None) -> None:
     if _Held.depth:
         _Held.pending.append(signum)
         return
+    _Held.raised.append(signum)
     raise Interrupted(signum)
 
 
@@ -83,6 +89,12 @@ def interruptible() -> Iterator[None]:
     Only the main thread can set signal handlers: elsewhere (a command run
     from another thread) the block runs with the handlers as they are. A
     signal set to ``SIG_IGN`` is left alone.
+
+    The handler raises where the signal lands. Where that is code whose exceptions
+    the interpreter only reports (a weak reference's callback, such as the import
+    system's module locks; a ``__del__``), ``Exception ignored in: …`` is printed and
+    the block goes on; the signal is then raised again when the block ends, so a
+    command that finishes after it still ends as interrupted, never with 0.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -94,11 +106,16 @@ def interruptible() -> Iterator[None]:
             continue
         previous.append((signum, handler))
         signal.signal(signum, _raise)
+    _Held.raised.clear()
     try:
         yield
     finally:
         for signum, handler in previous:  # None: a handler not set from Python; the default stands for it
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        swallowed = _Held.raised[:1]
+        _Held.raised.clear()
+    if swallowed:  # reached only when the block ended without an exception: the signal was swallowed
+        raise Interrupted(swallowed[0])
 
 
 @contextlib.contextmanager
