@@ -321,7 +321,9 @@ def _trees(
         "stdlib": collect_tree(stdlib, layers["stdlib"], skip=_OTHER_SITES & set(os.listdir(stdlib))),
     }
     if (prefix / "pyvenv.cfg").is_file():  # a venv; a Nix or system prefix holds the whole interpreter
-        inside = [site.relative_to(prefix).as_posix()] if site.is_relative_to(prefix) else []
+        # compared resolved: the package folder is resolved, the prefix is as the venv was made (maybe via a link)
+        real_site, real_prefix = site.resolve(), prefix.resolve()
+        inside = [real_site.relative_to(real_prefix).as_posix()] if real_site.is_relative_to(real_prefix) else []
         trees["prefix"] = collect_tree(prefix, LOCAL_FILES, skip=inside)
     return trees
 
