@@ -6,17 +6,18 @@ exit writes ``Exception ignored in: <…stdout…>`` and the error on stderr, an
 120 whatever the command's code was (``Py_Exit``); a stream already closed is left
 alone. Each case runs the same body ending once in ``leave`` and once in ``sys.exit``
 and compares exit code, stdout and stderr; two cases run the sealed console scripts.
+Exit handlers (``atexit``) do not run: nothing of ours or of the runtime
+dependencies registers one that a finished command needs.
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.builders.run import run_checkout_python
 
 CASES = {
     "written": ("sys.stdout.write('out ' * 3000)\nsys.stderr.write('err')", (0, 2, 130), None, None),
@@ -29,11 +30,12 @@ CASES = {
 
 
 def _end(body: str, ending: str, stdout: str | None, stderr: str | None) -> tuple[int, bytes, bytes]:
-    code = f"import os, sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ablation.closure import boot\n{body}\n{ending}"
     out = open(stdout, "wb") if stdout else subprocess.PIPE  # noqa: SIM115 - closed below
     err = open(stderr, "wb") if stderr else subprocess.PIPE  # noqa: SIM115 - closed below
     try:
-        done = subprocess.run([sys.executable, "-I", "-c", code], stdout=out, stderr=err, check=False)
+        done = run_checkout_python(
+            f"import os\nfrom ablation.closure import boot\n{body}\n{ending}", stdout=out, stderr=err
+        )
     finally:
         for stream in (out, err):
             if not isinstance(stream, int):
@@ -47,6 +49,13 @@ def test_leave_ends_as_sys_exit_does(name: str, code: int) -> None:
     left = _end(body, f"boot.leave({code})", stdout, stderr)
     exited = _end(body, f"sys.exit({code})", stdout, stderr)
     assert left == exited
+
+
+def test_leave_runs_no_exit_handler() -> None:
+    done = run_checkout_python(
+        "import atexit\nfrom ablation.closure import boot\natexit.register(print, 'ran')\nboot.leave(0)"
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
 
 
 def test_a_usage_error_whose_stderr_is_full_is_exit_120(sealed_cli: Path) -> None:

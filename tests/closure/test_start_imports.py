@@ -10,11 +10,7 @@ imports and parses its command line; none of them may appear.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.builders.run import run_checkout_python
 
 NOT_AT_START = (
     "typing",
@@ -32,11 +28,10 @@ NOT_AT_START = (
 
 def test_the_start_imports_none_of_them() -> None:
     code = (
-        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n"
         "import ablation.cli, ablation.closure.check, ablation.identity, ablation.output, ablation.canonical\n"
         "from ablation.arguments import parse_arguments\n"
         "parse_arguments(['identity'])\n"
         f"print(sorted(name for name in {NOT_AT_START!r} if name in sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=False)
-    assert (done.returncode, done.stdout, done.stderr) == (0, "[]\n", "")
+    done = run_checkout_python(code)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"[]\n", b"")

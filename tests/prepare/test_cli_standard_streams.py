@@ -9,18 +9,14 @@ was exit 120 with "Exception ignored".
 from __future__ import annotations
 
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.builders.run import run_checkout_python
 
 
 def _prepare(args: list[str], **streams: object) -> subprocess.CompletedProcess[bytes]:
-    code = f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom ablation.prepare.cli import main\nsys.exit(main())"
-    command = [sys.executable, "-I", "-c", code, *args]
-    return subprocess.run(command, check=False, **streams)  # type: ignore[call-overload, no-any-return]
+    return run_checkout_python("from ablation.prepare.cli import main\nsys.exit(main())", *args, **streams)
 
 
 @pytest.mark.parametrize("args", [["--help"], ["bogus"], ["sheet", "--help"]])
