@@ -13,6 +13,7 @@ from __future__ import annotations
 import signal
 import sys
 import weakref
+from collections.abc import Iterator
 
 import pytest
 
@@ -21,6 +22,17 @@ from ablation.interrupts import Interrupted, deferred, interruptible
 
 class _Thing:
     pass
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handled() -> Iterator[None]:
+    """SIGINT as a foreground job has it: a test run in the background (nohup, CI) inherits it ignored,
+    and :func:`interruptible` leaves an ignored signal alone."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _swallowing(signum: int) -> tuple[_Thing, weakref.ref[_Thing]]:
