@@ -228,7 +228,7 @@ def write_exclusive(path: str | os.PathLike[str], data: bytes, *, mode: int = 0o
     closure_check.recheck()
     target = os.fspath(path)
     if target.endswith(("/", os.sep)) or os.path.basename(target) in (".", ".."):
-        msg = f"output {os.fspath(path)!r} names a folder; give a file name"
+        msg = f"output {target!r} names a folder; give a file name"
         raise OutputRefused(msg)
     refuse_existing(target)
     folder = os.path.dirname(target) or "."
