@@ -15,7 +15,7 @@ process starts, before any check can run (:data:`REFUSED_PREFIXES`,
 before may have hidden from the former); refuse interpreter options that bypass
 the sealed bytecode. Then start the sealed interpreter again, ``-IBS`` on the
 console script, with the environment of :func:`clean_environment` and nothing
-else: a fixed locale (``LC_ALL=C.UTF-8``), time zone (``TZ=UTC``), OpenSSL
+else: a fixed locale (``LC_ALL=C.UTF-8``, ``LANGUAGE=C``), time zone (``TZ=UTC``), OpenSSL
 configuration (the sealed ``ablation/closure/openssl.cnf``, which loads no
 module), and the product's own variables (:data:`PASSED`).
 
@@ -104,8 +104,13 @@ which only ``tempfile`` reads, is cleared instead), and the two the interpreter 
 START_MARKER = ("ABLATION_START", "sealed")
 """Set by stage 1 for stage 2 only."""
 
-FIXED = {"LC_ALL": "C.UTF-8", "TZ": "UTC"}
-"""The locale and time zone of stage 2 (with ``OPENSSL_CONF`` and :data:`START_MARKER`)."""
+FIXED = {"LANGUAGE": "C", "LC_ALL": "C.UTF-8", "TZ": "UTC"}
+"""The locale and time zone of stage 2 (with ``OPENSSL_CONF`` and :data:`START_MARKER`).
+
+``LANGUAGE=C`` makes the message catalogues inert: Python's ``gettext`` (which argparse asks for
+every message) otherwise expands ``C.UTF-8`` to ``en_US.UTF-8`` and looks for ``messages.mo`` below
+the interpreter's ``share/locale``, a folder no layer lists, so a file added there would change the
+wording of usage errors. Under ``C`` it looks for no catalogue, and neither does the C library."""
 
 PASSED = ("ABLATION_BASE_IMAGE", "ABLATION_ENVIRONMENT", "ABLATION_IMAGE_DIGEST", "SOURCE_DATE_EPOCH")
 """The product's own variables (PRODUCT.md), passed to stage 2 unchanged when set."""

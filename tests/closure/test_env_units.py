@@ -55,6 +55,7 @@ def test_stage_two_gets_a_fixed_environment_and_the_product_s_own_variables() ->
         b"TMPDIR": b"/t",
     }
     assert boot.clean_environment(caller, "/v/lib/python3.11/site-packages") == {
+        b"LANGUAGE": b"C",
         b"LC_ALL": b"C.UTF-8",
         b"TZ": b"UTC",
         b"OPENSSL_CONF": b"/v/lib/python3.11/site-packages/ablation/closure/openssl.cnf",
