@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 
 __all__ = [
@@ -24,6 +23,7 @@ __all__ = [
 ]
 
 DIGEST_PREFIX = "sha256:"
+_INFINITY = float("inf")
 _DIGEST_RE = re.compile(r"sha256:[0-9a-f]{64}")
 
 _canon_encoder = json.JSONEncoder(
@@ -108,7 +108,7 @@ def js_number(x: float) -> str:
     >>> [js_number(v) for v in (1.0, -0.0, 0.00005, 1.5e-6, 1e-7, 1e20, 1e21, -8.0)]
     ['1', '0', '0.00005', '0.0000015', '1e-7', '100000000000000000000', '1e+21', '-8']
     """
-    if math.isnan(x) or math.isinf(x):
+    if x != x or abs(x) == _INFINITY:
         msg = f"cannot write {x!r} as a JSON number"
         raise ValueError(msg)
     if x == 0:

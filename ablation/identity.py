@@ -21,9 +21,9 @@ from what this process has loaded and mapped so far.
 
 from __future__ import annotations
 
-import copy
 import functools
 import hashlib
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -300,9 +300,10 @@ def _asserted(name: str) -> str | None:
 
 
 @functools.cache
-def _cached_identity() -> dict[str, object]:
+def _cached_identity() -> str:
+    """The identity as JSON text: measured once; each caller gets its own copy parsed from it."""
     measured = measure()
-    return {
+    identity = {
         "measured": measured,
         "asserted": {
             "imageDigest": _asserted("ABLATION_IMAGE_DIGEST"),
@@ -310,6 +311,7 @@ def _cached_identity() -> dict[str, object]:
         },
         "identityDigest": canonical_digest(measured),
     }
+    return json.dumps(identity, ensure_ascii=False)
 
 
 def evaluator_identity() -> dict[str, object]:
@@ -317,10 +319,11 @@ def evaluator_identity() -> dict[str, object]:
 
     Returns:
         ``{"measured": {...}, "asserted": {...}, "identityDigest": "sha256:…"}``,
-        a fresh copy on every call; ``identityDigest`` is the canonical digest
+        a fresh copy on every call (parsed from the cached JSON text); ``identityDigest`` is the canonical digest
         (SPEC §3) of ``measured`` only.
     """
-    return copy.deepcopy(_cached_identity())
+    copy: dict[str, object] = json.loads(_cached_identity())
+    return copy
 
 
 def source_revision(package_dir: str | os.PathLike[str] | None = None) -> str | None:

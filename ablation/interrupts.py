@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
-import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -82,6 +81,29 @@ def _raise(signum: int, _frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
+def _set_handlers() -> list[tuple[signal.Signals, Any]] | None:
+    """Make :func:`_raise` the handler of SIGINT and SIGTERM (an ignored one left alone): the handlers it
+    replaced, or ``None`` outside the main thread, where ``signal.signal`` raises ``ValueError`` (so the
+    start need not import ``threading`` to ask which thread this is)."""
+    previous: list[tuple[signal.Signals, Any]] = []
+    for signum in _SIGNALS:
+        handler = signal.getsignal(signum)
+        if handler is signal.SIG_IGN:
+            continue
+        try:
+            signal.signal(signum, _raise)
+        except ValueError:  # not the main thread: only it can set a handler
+            _restore(previous)
+            return None
+        previous.append((signum, handler))
+    return previous
+
+
+def _restore(previous: list[tuple[signal.Signals, Any]]) -> None:
+    for signum, handler in previous:  # None: a handler not set from Python; the default stands for it
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
 @contextlib.contextmanager
 def interruptible() -> Iterator[None]:
     """Within the block, SIGINT and SIGTERM raise :class:`Interrupted`; the previous handlers are restored after.
@@ -96,22 +118,15 @@ def interruptible() -> Iterator[None]:
     the block goes on; the signal is then raised again when the block ends, so a
     command that finishes after it still ends as interrupted, never with 0.
     """
-    if threading.current_thread() is not threading.main_thread():
+    previous = _set_handlers()
+    if previous is None:
         yield
         return
-    previous: list[tuple[signal.Signals, Any]] = []
-    for signum in _SIGNALS:
-        handler = signal.getsignal(signum)
-        if handler is signal.SIG_IGN:
-            continue
-        previous.append((signum, handler))
-        signal.signal(signum, _raise)
     _Held.raised.clear()
     try:
         yield
     finally:
-        for signum, handler in previous:  # None: a handler not set from Python; the default stands for it
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        _restore(previous)
         swallowed = _Held.raised[:1]
         _Held.raised.clear()
     if swallowed:  # reached only when the block ended without an exception: the signal was swallowed

@@ -4,7 +4,10 @@ Each was taken out of the start on purpose (decision 20): ``typing`` (the record
 are :mod:`ablation.closure.record`), ``pathlib`` (``os.path``), ``platform``
 (``sys.version`` and ``os.uname``), ``shutil`` with ``bz2`` and ``lzma`` (the help
 formatter), ``tempfile`` (imported only to publish a file), ``dataclasses`` and
-``importlib.metadata``. A fresh interpreter imports what ``ablation identity``
+``importlib.metadata``; then ``copy`` (the cached identity is copied by parsing its
+JSON text), ``threading`` (only the main thread can set signal handlers: ``signal``
+says so itself) and ``math`` (an extension module, loaded and checked for one test of a
+float). A fresh interpreter imports what ``ablation identity``
 imports and parses its command line; none of them may appear.
 """
 
@@ -23,6 +26,9 @@ NOT_AT_START = (
     "dataclasses",
     "inspect",
     "importlib.metadata",
+    "copy",
+    "threading",
+    "math",
 )
 
 
