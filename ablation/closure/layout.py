@@ -77,7 +77,7 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         OSError: the file cannot be opened or read.
     """
     started = verified.now_ns()
-    with open(path, "rb") as stream:
+    with open(path, "rb", buffering=0) as stream:
         info = os.fstat(stream.fileno())
         key = verified.file_key(info)
         digest = _HASHED.get(key) or _hashed_at_start(str(path), key)

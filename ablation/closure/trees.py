@@ -84,8 +84,11 @@ def tree_problems(
         except OSError as error:
             problems.append(Problem(folder or ".", layer, f"cannot be listed ({error.strerror})"))
             continue
-        present.update([f"{folder}/{name}" for name in names] if folder else names)
-    expected = set(tree).union(files)
+        present.update(map(f"{folder}/".__add__, names) if folder else names)
+    expected = set(tree)
+    expected.update(files)
+    if present == expected:  # the usual case: nothing to sort or report
+        return problems
     for path in sorted(present - expected):
         if not only_folders or os.path.isdir(os.path.join(root, path)):
             problems.append(Problem(path, layer, "is not in the closure manifest"))

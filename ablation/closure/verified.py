@@ -218,7 +218,7 @@ class Closure:
         """
         absolute = os.path.abspath(path)
         digest, started = self.new_hash(), now_ns()
-        with open(absolute, "rb") as stream:
+        with open(absolute, "rb", buffering=0) as stream:
             info = os.fstat(stream.fileno())
             if keep:
                 data = stream.read()
