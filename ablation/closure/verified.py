@@ -114,6 +114,10 @@ def file_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
+_PIECE = 1 << 16
+"""Bytes an extension module is hashed in at a time (64 KiB: the buffer is new, zeroed memory at every
+import, and an extension module is a few hundred KiB)."""
+
 SETTLED_NS = 2_000_000_000
 """How long before a read a file's last change must lie for its digest to be reused (2 s: more than one tick
 of any file-system clock, FAT's two seconds included)."""
@@ -224,7 +228,7 @@ class Closure:
                 data = stream.read()
                 digest.update(data)
             else:
-                data, buffer = b"", bytearray(1 << 20)
+                data, buffer = b"", bytearray(_PIECE)
                 view = memoryview(buffer)
                 while count := stream.readinto(buffer):
                     digest.update(view[:count])
