@@ -114,6 +114,10 @@ def read_lock_pins(text: str) -> list[tuple[str, str]]:
     return sorted(pins.items())
 
 
+_DIGEST_LINES = 512
+"""Lines of a layer digest's text made and hashed at a time (:func:`layer_digest`)."""
+
+
 def _path_order(path: str) -> bytes:
     return path.encode("utf-8", "surrogateescape")
 
@@ -123,17 +127,22 @@ def layer_digest(files: Mapping[str, str | None]) -> tuple[str, int]:
 
     Files are in the order of their paths' UTF-8 bytes; for ASCII paths (every path of a
     usual closure) that is the order of the strings, so no bytes are made to sort them.
+    The lines are hashed :data:`_DIGEST_LINES` at a time: the text of a whole layer
+    (8,000 lines for the standard library) would be new memory at every start.
 
     >>> layer_digest({"b": "2" * 64, "a": "1" * 64, "c": None})[1]
     2
     """
-    hashed = [(path, sha) for path, sha in files.items() if sha is not None]
-    if "".join(files).isascii():
-        hashed.sort()  # paths are unique: the digests are never compared
+    paths = [path for path, sha in files.items() if sha is not None]
+    if all(map(str.isascii, paths)):
+        paths.sort()
     else:
-        hashed.sort(key=lambda e: _path_order(e[0]))
-    text = "".join(f"{sha}  {path}\n" for path, sha in hashed)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), len(hashed)
+        paths.sort(key=_path_order)
+    digest = hashlib.sha256()
+    for first in range(0, len(paths), _DIGEST_LINES):
+        text = "".join([f"{files[path]}  {path}\n" for path in paths[first : first + _DIGEST_LINES]])
+        digest.update(text.encode("utf-8", "surrogateescape"))
+    return "sha256:" + digest.hexdigest(), len(paths)
 
 
 class Manifest(Record):
@@ -265,13 +274,14 @@ def read_manifest(
     """
     try:
         data = _file_bytes(path) if data is None else data
-        text = data.decode("utf-8")
-        start, end = text.find('\n "layers": {\n'), text.find('\n },\n "local": ')
-        if layers is None or start < 0 or end < start or "\\" in text[start:end]:
+        start, end = data.find(b'\n "layers": {\n'), data.find(b'\n },\n "local": ')
+        if layers is None or start < 0 or end < start or data.find(b"\\", start, end) >= 0:
             layers = None
-            document = json.loads(text)
-        else:
-            document = json.loads(text[:start] + '\n "layers": {},' + text[end + 4 :])
+            document = json.loads(data.decode("utf-8"))
+        else:  # the layers, most of the file, are neither decoded again nor copied
+            if not data.isascii():
+                data.decode("utf-8")  # UnicodeDecodeError for bytes that are not UTF-8, as when all is parsed
+            document = json.loads((data[:start] + b'\n "layers": {},' + data[end + 4 :]).decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise _fail(name, f"is not a readable closure manifest ({type(error).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
