@@ -15,6 +15,10 @@ time into the closure manifest and checked at run time:
 
 Modules, in the order a run uses them:
 
+- :mod:`ablation.closure.boot`, :mod:`ablation.closure.layerlines`,
+  :mod:`ablation.closure.verified` — the sealed start, run by the console script
+  from checked bytecode: the environment, the manifest's layers read line by line,
+  imports that run the bytes they checked;
 - :mod:`ablation.closure.layout` — where each layer lives in this process, which
   layer a file belongs to, hashing, what the process has loaded and mapped;
 - :mod:`ablation.closure.manifest` — the manifest format and the layer digests;

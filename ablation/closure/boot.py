@@ -1,11 +1,11 @@
 """The sealed evaluator's first code: the environment it runs with, and the start of the closure check.
 
 The sealed console script (``bin/ablation``, written by :mod:`ablation.closure.seal`)
-checks the sealed bytecode of this module and of :mod:`ablation.closure.verified`
-against the SHA-256 values it was written with, runs both, and calls :func:`start`.
-Nothing of ablation runs before; both import only what the interpreter has built
-in or frozen (``sys``, ``os``), so they run before any other file of the closure
-is read.
+checks the sealed bytecode of this module, of :mod:`ablation.closure.layerlines` and of
+:mod:`ablation.closure.verified` against the SHA-256 values it was written with, runs
+them, and calls :func:`start`. Nothing of ablation runs before; they import only what
+the interpreter has built in or frozen (``sys``, ``os``), so they run before any other
+file of the closure is read.
 
 **Stage 1** (whatever environment the caller gave): refuse (exit 3, one line) the
 variables that the dynamic loader, the C library or the interpreter read when the

@@ -37,7 +37,7 @@ own or left out (``skip``) — so that the run-time check and
 the ``sys.path`` entries that did not exist when sealing (``python311.zip``):
 they must stay absent. The line layout (one entry per line) is part of the
 format: the sealed start reads the layers without a JSON parser
-(:func:`ablation.closure.verified.read_layers`), and the outside check with awk.
+(:func:`ablation.closure.layerlines.read_layers`), and the outside check with awk.
 
 Layer digest (``closure.layers.<layer>.digest``): ``sha256:`` and the SHA-256
 of the lines ``<sha256 hex>  <path>\\n`` of the layer's hashed files in path
@@ -264,7 +264,7 @@ def read_manifest(
         path: the manifest file.
         name: how messages name it (e.g. ``ablation/CLOSURE.json``).
         data: its bytes when already read (the sealed start reads them once), else read here.
-        layers: its layers as the sealed start read them (:func:`ablation.closure.verified.read_layers`):
+        layers: its layers as the sealed start read them (:func:`ablation.closure.layerlines.read_layers`):
             then only the rest of the document is parsed as JSON, and the layers' digests are checked
             in one pass. Ignored when a layer line holds a JSON escape, which that reader leaves out.
 

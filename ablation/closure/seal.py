@@ -20,8 +20,8 @@ were installed (``--no-compile``)::
    in step 2 from an owned source): a stray module, a ``.pth`` file;
 4. writes the console scripts ``bin/ablation`` and ``bin/ablation-prepare``
    (:data:`CONSOLE_SCRIPTS`) that start the interpreter ``-IBS`` and run the
-   sealed bytecode of :mod:`ablation.closure.boot` and
-   :mod:`ablation.closure.verified` once it matches the SHA-256 written into them;
+   sealed bytecode of :mod:`ablation.closure.boot`, :mod:`ablation.closure.layerlines`
+   and :mod:`ablation.closure.verified` once it matches the SHA-256 written into them;
 5. lists the four layers (:mod:`ablation.closure`): the package, the
    dependencies, the standard library tree (symlinked files by their
    target's bytes; ``site-packages``/``dist-packages`` inside it left out),
@@ -61,8 +61,8 @@ __all__ = ["CONSOLE_SCRIPT", "CONSOLE_SCRIPTS", "SealReport", "ldd_closure", "se
 CONSOLE_SCRIPT = """#!@PYTHON@ -IBS
 # The @COMMAND@ command of this sealed environment, written when it was sealed (tools/seal.py).
 # -I: no PYTHON* variables, user site or current folder; -B: no bytecode written; -S: no site
-# module, so no sitecustomize runs. It runs the sealed bytecode of ablation/closure/boot.py and
-# verified.py once its SHA-256 matches the values below, and nothing else; boot starts the
+# module, so no sitecustomize runs. It runs the sealed bytecode of ablation/closure/boot.py,
+# layerlines.py and verified.py once its SHA-256 matches the values below, and nothing else; boot starts the
 # interpreter again with the environment it defines and checks the closure
 # (docs/explanation/identity.md; docs/explanation/threat-model.md).
 import sys
@@ -72,6 +72,7 @@ PREFIX = "@PREFIX@"
 SITE = "@SITE@"
 MODULES = (
     ("ablation.closure.boot", "@BOOT@", "@BOOT_SHA256@"),
+    ("ablation.closure.layerlines", "@LINES@", "@LINES_SHA256@"),
     ("ablation.closure.verified", "@VERIFIED@", "@VERIFIED_SHA256@"),
 )
 
@@ -114,16 +115,16 @@ except KeyboardInterrupt:  # before boot holds the signals: the same one line as
 sys.exit(sys.modules["ablation.closure.boot"].start(PREFIX, SITE, _sha256, "script", COMMAND))
 """
 """The console script. ``@COMMAND@`` is replaced by its name; ``@PYTHON@``, ``@PREFIX@`` and ``@SITE@``
-by the environment's ``bin/python``, folder and ``site-packages``; ``@BOOT@``/``@VERIFIED@`` by the
-sealed bytecode of the two start-up modules (relative to ``site-packages``) and ``@…_SHA256@`` by its
-SHA-256."""
+by the environment's ``bin/python``, folder and ``site-packages``; ``@BOOT@``/``@LINES@``/``@VERIFIED@``
+by the sealed bytecode of the three start-up modules (relative to ``site-packages``) and ``@…_SHA256@`` by
+its SHA-256."""
 
 CONSOLE_SCRIPTS = ("ablation", "ablation-prepare")
 """The commands sealing writes a console script for (``bin/<command>``): the evaluator's, and
 preparation's (PREPARE.md §2); :data:`ablation.closure.boot.COMMANDS` names each one's ``main``."""
 
-START_MODULES = ("ablation/closure/boot.py", "ablation/closure/verified.py")
-"""The modules the console script runs from their checked bytecode (``@BOOT@``, ``@VERIFIED@``)."""
+START_MODULES = ("ablation/closure/boot.py", "ablation/closure/layerlines.py", "ablation/closure/verified.py")
+"""The modules the console script runs from their checked bytecode (``@BOOT@``, ``@LINES@``, ``@VERIFIED@``)."""
 
 _LOCATION_DEPENDENT = frozenset({"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"})
 _SOURCE_SUFFIX = ".py"
@@ -285,7 +286,7 @@ def _require_own_site_only(prefix: Path) -> None:
 
 def _write_console_scripts(prefix: Path, site: Path, package: dict[str, str | None]) -> None:
     values = {"@PYTHON@": str(prefix / "bin" / "python"), "@PREFIX@": str(prefix), "@SITE@": str(site)}
-    for source, key in zip(START_MODULES, ("@BOOT@", "@VERIFIED@"), strict=True):
+    for source, key in zip(START_MODULES, ("@BOOT@", "@LINES@", "@VERIFIED@"), strict=True):
         compiled = Path(importlib.util.cache_from_source(source)).as_posix()
         sha = package.get(compiled)
         if sha is None:

@@ -167,7 +167,7 @@ def layers_disagree(start_layers: Mapping[str, Mapping[str, str | None]], manife
 
 
 def _unescaped_layers(manifest: Manifest) -> dict[str, dict[str, str | None]]:
-    """The layers as :func:`ablation.closure.verified.read_layers` reads them: without the paths whose line holds
+    """The layers as :func:`ablation.closure.layerlines.read_layers` reads them: without the paths whose line holds
     a backslash, that is whose JSON text (as :func:`ablation.closure.manifest.render_manifest` writes it) has an
     escape: a quote, a backslash or a control character."""
     return {

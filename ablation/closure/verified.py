@@ -33,6 +33,7 @@ import sys
 
 from ablation.closure.boot import COMMANDS as _MAIN_MODULES
 from ablation.closure.boot import OPENSSL_CONFIG, REMEDY, hold_start_signals, restore_start_signals
+from ablation.closure.layerlines import read_layers
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
 if TYPE_CHECKING:
@@ -50,9 +51,12 @@ if TYPE_CHECKING:
 else:
     _external = sys.modules["_frozen_importlib_external"]
 
-__all__ = ["CLOSURE", "Closure", "ClosureViolation", "read_layers", "run"]
+__all__ = ["CLOSURE", "Closure", "ClosureViolation", "run"]
 
 _LAYERS = ("package", "dependencies", "stdlib", "interpreter")
+_HASH_PIECE = 1 << 16
+"""Bytes of an extension module hashed at a time (64 KiB: the buffer is new, zeroed memory at every import,
+and an extension module is a few hundred KiB)."""
 _OTHER_SITES = ("site-packages", "dist-packages")
 
 
@@ -64,46 +68,6 @@ class ClosureViolation(BaseException):
     """
 
 
-def read_layers(data: bytes) -> dict[str, dict[str, str | None]]:
-    r"""The four layers of a closure manifest, read as ``render_manifest`` lays them out (no JSON parser).
-
-    A layer is a block of lines ``  ["<path>", "<64 hex>"],`` (``null`` for an
-    unhashed file; no comma after the last), so path and digest are cut from each
-    line by position: the sealed start pays no parser for thousands of entries.
-    Lines holding a backslash (a JSON escape) are left out: no importable module
-    has one in its name (the run-time check then reads the manifest as JSON and
-    compares, :func:`ablation.closure.manifest.read_manifest`).
-
-    >>> text = b' "layers": {\n  "package": [\n  ["a.py", "' + b"a" * 64 + b'"],\n  ["R", null]\n  ],\n'
-    >>> read_layers(text)["package"] == {"a.py": "a" * 64, "R": None}
-    True
-    """
-    text = data.decode("utf-8", "surrogateescape")
-    layers: dict[str, dict[str, str | None]] = {}
-    for layer in _LAYERS:
-        header = f'\n  "{layer}": [\n'
-        start = text.find(header)
-        if start >= 0:
-            start += len(header)
-            layers[layer] = _read_block(text[start : text.find("\n  ]", start)])
-        elif f'\n  "{layer}": []' in text:
-            layers[layer] = {}
-    return layers
-
-
-def _read_block(block: str) -> dict[str, str | None]:
-    lines = block.split("\n")
-    if "\\" in block:
-        lines = [line for line in lines if "\\" not in line]
-    if not lines:
-        return {}
-    lines[-1] = lines[-1].removesuffix(",") + ","  # the last entry has no comma
-    entries: dict[str, str | None] = {line[4:-71]: line[-67:-3] for line in lines if line[-3:] == '"],'}
-    if len(entries) < len(lines):
-        entries.update({line[4:-9]: None for line in lines if line[-9:] == '", null],'})
-    return entries
-
-
 def file_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
     """What identifies a file's bytes within one process: device, inode, size, modification and change times.
 
@@ -113,10 +77,6 @@ def file_key(info: os.stat_result) -> tuple[int, int, int, int, int]:
     """
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
-
-_PIECE = 1 << 16
-"""Bytes an extension module is hashed in at a time (64 KiB: the buffer is new, zeroed memory at every
-import, and an extension module is a few hundred KiB)."""
 
 SETTLED_NS = 2_000_000_000
 """How long before a read a file's last change must lie for its digest to be reused (2 s: more than one tick
@@ -228,7 +188,7 @@ class Closure:
                 data = stream.read()
                 digest.update(data)
             else:
-                data, buffer = b"", bytearray(_PIECE)
+                data, buffer = b"", bytearray(_HASH_PIECE)
                 view = memoryview(buffer)
                 while count := stream.readinto(buffer):
                     digest.update(view[:count])
@@ -347,7 +307,7 @@ def _start_closure(site: str, sha256: "Callable[[], _Hash]") -> "Closure":
         manifest = stream.read()
     stdlib = getattr(sys, "_stdlib_dir", None) or ""
     closure = Closure(site, stdlib, manifest, sha256)
-    for name in ("ablation.closure.boot", "ablation.closure.verified"):
+    for name in ("ablation.closure.boot", "ablation.closure.layerlines", "ablation.closure.verified"):
         module = sys.modules[name]
         path = str(getattr(module, "__file__", ""))
         layer, relative, expected = closure.locate(path)

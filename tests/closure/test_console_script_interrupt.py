@@ -34,8 +34,10 @@ def _rendered(tmp_path: Path) -> str:
         "@PREFIX@": str(tmp_path),
         "@SITE@": str(tmp_path / "site"),
         "@BOOT@": "boot.pyc",
+        "@LINES@": "layerlines.pyc",
         "@VERIFIED@": "verified.pyc",
         "@BOOT_SHA256@": "0" * 64,
+        "@LINES_SHA256@": "0" * 64,
         "@VERIFIED_SHA256@": "0" * 64,
     }
     text = CONSOLE_SCRIPT

@@ -1,7 +1,7 @@
 """The pieces of the sealed start and its checks, in process (issue 18).
 
 :mod:`ablation.closure.boot` (which variables are refused, the environment of
-stage 2), :mod:`ablation.closure.verified` (the manifest read without a JSON
+stage 2), :mod:`ablation.closure.layerlines` (the manifest read without a JSON
 parser), :mod:`ablation.closure.trees` (whole-tree inventories) and the manifest
 members ``environment``, ``trees`` and ``absent``.
 """
@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from ablation.closure import boot
+from ablation.closure.layerlines import read_layers
 from ablation.closure.manifest import ManifestUnusable, read_manifest, render_manifest
 from ablation.closure.system import absent_problems, mount_points
 from ablation.closure.trees import collect_tree, tree_problems
-from ablation.closure.verified import read_layers
 from tests.closure.env_vectors import SEALED, VENV
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ablation.closure.layerlines import read_layers
 from ablation.closure.manifest import read_manifest, render_manifest
 from ablation.closure.system import layers_disagree
-from ablation.closure.verified import read_layers
 
 
 class _Uncomparable(dict[str, str | None]):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from ablation.closure.layerlines import read_layers
 from ablation.closure.manifest import ManifestUnusable, read_manifest, render_manifest
-from ablation.closure.verified import read_layers
 
 NAME = "ablation/CLOSURE.json"
 

@@ -1,5 +1,5 @@
 """The manifest as the sealed start reads it (:func:`ablation.closure.manifest.read_manifest` given the layers
-:func:`ablation.closure.verified.read_layers` cut from it): every digest must be 64 lowercase hex digits."""
+:func:`ablation.closure.layerlines.read_layers` cut from it): every digest must be 64 lowercase hex digits."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ablation.closure.layerlines import read_layers
 from ablation.closure.manifest import ManifestUnusable, read_manifest, render_manifest
-from ablation.closure.verified import read_layers
 
 
 def _manifest(digest: str) -> bytes:

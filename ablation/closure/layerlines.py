@@ -1,0 +1,88 @@
+"""The closure manifest's layers as the sealed start reads them: by their line layout, without a JSON parser.
+
+:func:`read_layers` is what :mod:`ablation.closure.verified` checks every import
+against. The console script runs this module from its checked bytecode, with
+:mod:`ablation.closure.boot` and :mod:`ablation.closure.verified`, before any other
+file is read; like them it imports nothing. The run-time check then reads the
+rest of the manifest as JSON and takes these layers when no layer line holds a
+JSON escape (:func:`ablation.closure.manifest.read_manifest`).
+"""
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["PIECE", "read_layers"]
+
+_LAYERS = ("package", "dependencies", "stdlib", "interpreter")
+
+PIECE = 1 << 16
+"""Bytes of layer lines decoded and cut into lines at a time (64 KiB, cut at a line end)."""
+
+
+def read_layers(data: bytes) -> dict[str, dict[str, str | None]]:
+    r"""The four layers of a closure manifest, read as ``render_manifest`` lays them out (no JSON parser).
+
+    A layer is a block of lines ``  ["<path>", "<64 hex>"],`` (``null`` for an
+    unhashed file; no comma after the last), so path and digest are cut from each
+    line by position: the sealed start pays no parser for thousands of entries.
+    Lines holding a backslash (a JSON escape) are left out: no importable module
+    has one in its name (the run-time check then reads the manifest as JSON and
+    compares, :func:`ablation.closure.manifest.read_manifest`).
+
+    The bytes are decoded (``surrogateescape``) and cut into lines :data:`PIECE` bytes
+    at a time, at line ends: decoding and splitting the whole file at once made
+    about 3 MB of new memory at every start, a page fault per 4 KiB.
+
+    >>> text = b' "layers": {\n  "package": [\n  ["a.py", "' + b"a" * 64 + b'"],\n  ["R", null]\n  ],\n'
+    >>> read_layers(text)["package"] == {"a.py": "a" * 64, "R": None}
+    True
+    """
+    layers: dict[str, dict[str, str | None]] = {}
+    for layer in _LAYERS:
+        header = f'\n  "{layer}": [\n'.encode()
+        start = data.find(header)
+        if start >= 0:
+            start += len(header)
+            layers[layer] = _read_block(data, start, data.find(b"\n  ]", start))
+        elif f'\n  "{layer}": []'.encode() in data:
+            layers[layer] = {}
+    return layers
+
+
+def _pieces(data: bytes, start: int, end: int) -> "Iterator[str]":
+    """``data[start:end]`` decoded, in pieces cut at line ends (``end`` -1: to the last character but one)."""
+    if end < 0:  # no closing line: what a text slice [start:-1] of the whole file held
+        yield data[start:].decode("utf-8", "surrogateescape")[:-1]
+        return
+    view = memoryview(data)
+    while (cut := data.find(b"\n", start + PIECE, end) if start + PIECE < end else -1) >= 0:
+        yield str(view[start:cut], "utf-8", "surrogateescape")
+        start = cut + 1
+    yield str(view[start:end], "utf-8", "surrogateescape")
+
+
+def _read_block(data: bytes, start: int, end: int) -> dict[str, str | None]:
+    """The entries of a layer's lines, ``null`` entries last. The last line without a backslash is held back
+    until another follows: it is the block's last entry, which has no comma."""
+    entries: dict[str, str | None] = {}
+    unhashed: dict[str, str | None] = {}
+    held: list[str] = []
+    for piece in _pieces(data, start, end):
+        lines = piece.split("\n")
+        if "\\" in piece:
+            lines = [line for line in lines if "\\" not in line]
+        if lines:
+            _read_lines(held + lines[:-1], entries, unhashed)
+            held = lines[-1:]
+    if held:
+        _read_lines([held[0].removesuffix(",") + ","], entries, unhashed)
+    entries.update(unhashed)
+    return entries
+
+
+def _read_lines(lines: list[str], entries: dict[str, str | None], unhashed: dict[str, str | None]) -> None:
+    found = {line[4:-71]: line[-67:-3] for line in lines if line[-3:] == '"],'}
+    entries.update(found)
+    if len(found) < len(lines):
+        unhashed.update({line[4:-9]: None for line in lines if line[-9:] == '", null],'})
