@@ -346,17 +346,25 @@ def _read_layers(name: str, raw_layers: object) -> dict[str, dict[str, str | Non
 def _checked_layers(name: str, layers: Mapping[str, dict[str, str | None]]) -> dict[str, dict[str, str | None]]:
     """Layers the sealed start read: the four of them, every digest 64 lowercase hex digits.
 
-    Each digest 64 characters long; then all of a layer's digests joined: ASCII, and nothing left once
-    the hex digits are deleted (``bytes.translate``, several times faster than a regular expression).
+    Each digest 64 characters long; then a layer's digests joined, :data:`_DIGEST_LINES` at a time:
+    ASCII, and nothing left once the hex digits are deleted (``bytes.translate``, several times faster
+    than a regular expression).
     """
     if sorted(layers) != sorted(LAYERS):
         raise _fail(name, f"does not list the layers {', '.join(LAYERS)}")
     for layer in LAYERS:
         digests = [sha for sha in layers[layer].values() if sha is not None]
-        joined = "".join(digests)
-        if set(map(len, digests)) - {64} or not joined.isascii() or joined.encode().translate(None, _HEX_DIGITS):
+        if set(map(len, digests)) - {64} or not _all_hex(digests):
             raise _fail(name, f"has a malformed {layer} layer")
     return dict(layers)
+
+
+def _all_hex(digests: list[str]) -> bool:
+    for first in range(0, len(digests), _DIGEST_LINES):
+        joined = "".join(digests[first : first + _DIGEST_LINES])
+        if not joined.isascii() or joined.encode().translate(None, _HEX_DIGITS):
+            return False
+    return True
 
 
 def _read_trees(name: str, entries: object) -> dict[str, dict[str, str]]:
