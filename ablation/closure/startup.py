@@ -105,8 +105,8 @@ def _trees(layout: Layout, manifest: Manifest) -> list[Problem]:
     problems = tree_problems(layout.stdlib, trees.get("stdlib", {}), manifest.layers["stdlib"], "stdlib")
     if "prefix" in trees:
         problems += tree_problems(layout.prefix, trees["prefix"], manifest.local, "package")
-    site_files = [p for layer in ("package", "dependencies") for p in manifest.layers[layer] if not p.startswith("../")]
-    site_files.append(f"ablation/{CLOSURE_MANIFEST}")
+    site_files = {p for layer in ("package", "dependencies") for p in manifest.layers[layer] if not p.startswith("../")}
+    site_files.add(f"ablation/{CLOSURE_MANIFEST}")
     problems += tree_problems(layout.site, trees.get("site", {}), site_files, "dependencies", only_folders=True)
     return problems
 

@@ -16,7 +16,8 @@ directory listing per folder and no ``stat`` per file keeps this cheap (about
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
+from itertools import filterfalse
 
 from ablation.closure.problem import Problem
 
@@ -61,34 +62,37 @@ def collect_tree(root: str | os.PathLike[str], files: Iterable[str], *, skip: It
 
 
 def tree_problems(
-    root: str, tree: Mapping[str, str], files: Iterable[str], layer: str, *, only_folders: bool = False
+    root: str, tree: Mapping[str, str], files: Collection[str], layer: str, *, only_folders: bool = False
 ) -> list[Problem]:
     """Every name added to or missing from a recorded folder below ``root`` (run time).
 
-    Each recorded folder is listed once; the paths found are compared with the
-    recorded ones as two sets, so the cost is one directory listing per folder.
+    Each recorded folder is listed once. Usually every name found is recorded and
+    there are as many as recorded (:func:`_as_recorded`): nothing more is made.
+    Otherwise the paths found and the recorded ones are compared as two sets.
 
     Args:
         root: the folder's absolute path.
         tree: the manifest's entries of this root (:func:`collect_tree`).
-        files: the layer files below it, relative to ``root``.
+        files: the layer files below it, relative to ``root`` (a mapping or a set: it is asked
+            whether it holds a path).
         layer: the layer problems are reported under.
         only_folders: report only added folders and nothing missing (``site-packages``,
             whose files another check compares one by one).
     """
     problems = []
-    present: set[str] = set()
+    listings: list[tuple[str, list[str]]] = []
     for folder in ["", *(path for path, kind in tree.items() if kind == "dir")]:
         try:
-            names = os.listdir(os.path.join(root, folder) if folder else root)
+            listings.append((folder, os.listdir(os.path.join(root, folder) if folder else root)))
         except OSError as error:
             problems.append(Problem(folder or ".", layer, f"cannot be listed ({error.strerror})"))
-            continue
+    if not problems and _as_recorded(listings, tree, files):
+        return problems
+    present: set[str] = set()
+    for folder, names in listings:
         present.update(map(f"{folder}/".__add__, names) if folder else names)
     expected = set(tree)
     expected.update(files)
-    if present == expected:  # the usual case: nothing to sort or report
-        return problems
     for path in sorted(present - expected):
         if not only_folders or os.path.isdir(os.path.join(root, path)):
             problems.append(Problem(path, layer, "is not in the closure manifest"))
@@ -96,3 +100,16 @@ def tree_problems(
         what = "is missing (it is in the closure manifest)"
         problems.extend(Problem(path, layer, what) for path in sorted(expected - present))
     return problems
+
+
+def _as_recorded(listings: list[tuple[str, list[str]]], tree: Mapping[str, str], files: Collection[str]) -> bool:
+    """Whether the names listed are exactly the recorded ones: each is in ``tree`` or ``files``, and there
+    are as many as both hold (so none is missing, and the two share none). No set of 8,000 paths is made:
+    each path is made, looked up and let go."""
+    found = 0
+    for folder, names in listings:
+        found += len(names)
+        paths = map(f"{folder}/".__add__, names) if folder else names
+        if any(filterfalse(files.__contains__, filterfalse(tree.__contains__, paths))):
+            return False
+    return found == len(tree) + len(files)
