@@ -319,8 +319,8 @@ def evaluator_identity() -> dict[str, object]:
 
     Returns:
         ``{"measured": {...}, "asserted": {...}, "identityDigest": "sha256:…"}``,
-        a fresh copy on every call (parsed from the cached JSON text); ``identityDigest`` is the canonical digest
-        (SPEC §3) of ``measured`` only.
+        a fresh copy on every call (parsed from the cached JSON text);
+        ``identityDigest`` is the canonical digest (SPEC §3) of ``measured`` only.
     """
     copy: dict[str, object] = json.loads(_cached_identity())
     return copy

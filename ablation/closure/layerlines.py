@@ -3,7 +3,7 @@
 :func:`read_layers` is what :mod:`ablation.closure.verified` checks every import
 against. The console script runs this module from its checked bytecode, with
 :mod:`ablation.closure.boot` and :mod:`ablation.closure.verified`, before any other
-file is read; like them it imports nothing. The run-time check then reads the
+file is read, and imports nothing at all. The run-time check then reads the
 rest of the manifest as JSON and takes these layers when no layer line holds a
 JSON escape (:func:`ablation.closure.manifest.read_manifest`).
 """

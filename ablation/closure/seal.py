@@ -62,8 +62,8 @@ CONSOLE_SCRIPT = """#!@PYTHON@ -IBS
 # The @COMMAND@ command of this sealed environment, written when it was sealed (tools/seal.py).
 # -I: no PYTHON* variables, user site or current folder; -B: no bytecode written; -S: no site
 # module, so no sitecustomize runs. It runs the sealed bytecode of ablation/closure/boot.py,
-# layerlines.py and verified.py once its SHA-256 matches the values below, and nothing else; boot starts the
-# interpreter again with the environment it defines and checks the closure
+# layerlines.py and verified.py once its SHA-256 matches the values below, and nothing else;
+# boot starts the interpreter again with the environment it defines and checks the closure
 # (docs/explanation/identity.md; docs/explanation/threat-model.md).
 import sys
 
