@@ -5,14 +5,15 @@ against. The console script runs this module from its checked bytecode, with
 :mod:`ablation.closure.boot` and :mod:`ablation.closure.verified`, before any other
 file is read, and imports nothing at all. The run-time check then reads the
 rest of the manifest as JSON and takes these layers when no layer line holds a
-JSON escape (:func:`ablation.closure.manifest.read_manifest`).
+JSON escape and the layer lines are exactly what the manifest writes for these
+layers (:func:`laid_out`, :func:`ablation.closure.manifest.read_manifest`).
 """
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["PIECE", "read_layers"]
+__all__ = ["PIECE", "laid_out", "read_layers"]
 
 _LAYERS = ("package", "dependencies", "stdlib", "interpreter")
 
@@ -86,3 +87,35 @@ def _read_lines(lines: list[str], entries: dict[str, str | None], unhashed: dict
     entries.update(found)
     if len(found) < len(lines):
         unhashed.update({line[4:-9]: None for line in lines if line[-9:] == '", null],'})
+
+
+_NOT_IN_A_PLAIN_PATH = bytes(range(0x20)) + b'"\\'
+"""Bytes a path cannot hold raw in a layer line: JSON writes a control character, a quote, a backslash escaped."""
+
+
+def laid_out(section: bytes, layers: dict[str, dict[str, str | None]]) -> bool:
+    """Whether ``section`` is exactly the text ``render_manifest`` writes for ``layers``, no path escaped.
+
+    ``section`` is what lies between the manifest's ``"layers": {`` line and its ``},`` line.
+    When it holds, parsing it as JSON gives ``layers`` (no line skipped, none read twice, no
+    member the line reader does not see), so the run-time check may take the start's reading
+    (:func:`ablation.closure.manifest.read_manifest`); otherwise it parses the whole file.
+    A layer without ``null`` entries is compared in the order read (the file's); one with them,
+    in path order (the reader put them last).
+    """
+    blocks = []
+    paths = "".join([path for files in layers.values() for path in files]).encode("utf-8", "surrogateescape")
+    if len(paths.translate(None, _NOT_IN_A_PLAIN_PATH)) != len(paths) or tuple(layers) != _LAYERS:
+        return False
+    for index, (layer, files) in enumerate(layers.items()):
+        closing = "]," if index < len(_LAYERS) - 1 else "]"
+        if not files:
+            blocks.append(f'  "{layer}": [{closing}')
+            continue
+        if None in files.values():
+            ordered = sorted(files.items(), key=lambda entry: entry[0].encode("utf-8", "surrogateescape"))
+            lines = [f'  ["{path}", null]' if sha is None else f'  ["{path}", "{sha}"]' for path, sha in ordered]
+        else:
+            lines = [f'  ["{path}", "{sha}"]' for path, sha in files.items()]
+        blocks.append(f'  "{layer}": [\n' + ",\n".join(lines) + f"\n  {closing}")
+    return "\n".join(blocks).encode("utf-8", "surrogateescape") == section

@@ -28,21 +28,19 @@ layer digests depend on the lock, the interpreter and the package only.
 ``-dirty`` when its files are not exactly that commit's, ``null`` when sealing
 was given no source tree (:mod:`ablation.closure.source`).
 ``environment`` is the kind of environment sealed (``container`` when the image
-build says so, else measured when sealing). ``trees`` lists every entry below the
-three folder roots that is not a file of a layer — folders (``dir``), files no layer
-holds (``file``: the venv's activation scripts), symbolic links and other
-entries (``link``, ``other``), and folders inventoried on their
-own or left out (``skip``) — so that the run-time check and
+build says so, else measured when sealing). ``trees`` lists every entry below the three folder
+roots that is not a file of a layer — folders (``dir``), files no layer holds (``file``: the
+venv's activation scripts), symbolic links and other entries (``link``, ``other``), and folders
+inventoried on their own or left out (``skip``) — so that the run-time check and
 ``tools/closure-check.sh`` can tell any added file or folder. ``absent`` lists
 the ``sys.path`` entries that did not exist when sealing (``python311.zip``):
 they must stay absent. The line layout (one entry per line) is part of the
 format: the sealed start reads the layers without a JSON parser
-(:func:`ablation.closure.layerlines.read_layers`), and the outside check with awk.
+(:func:`ablation.closure.layerlines.read_layers`, taken only when exactly as written), and awk.
 
-Layer digest (``closure.layers.<layer>.digest``): ``sha256:`` and the SHA-256
-of the lines ``<sha256 hex>  <path>\\n`` of the layer's hashed files in path
-order — the ``sha256sum`` format, so a reviewer can recompute it from the
-manifest with standard tools.
+Layer digest (``closure.layers.<layer>.digest``): ``sha256:`` and the SHA-256 of the lines
+``<sha256 hex>  <path>\\n`` of the layer's hashed files in path order — the ``sha256sum``
+format, so a reviewer can recompute it from the manifest with standard tools.
 """
 
 from __future__ import annotations
@@ -56,6 +54,7 @@ from types import MappingProxyType
 
 from ablation import PACKAGE_NAME
 from ablation.closure import LAYERS
+from ablation.closure.layerlines import laid_out
 from ablation.closure.record import Record
 from ablation.errors import IntegrityError
 
@@ -264,9 +263,8 @@ def read_manifest(
         path: the manifest file.
         name: how messages name it (e.g. ``ablation/CLOSURE.json``).
         data: its bytes when already read (the sealed start reads them once), else read here.
-        layers: its layers as the sealed start read them (:func:`ablation.closure.layerlines.read_layers`):
-            then only the rest of the document is parsed as JSON, and the layers' digests are checked
-            in one pass. Ignored when a layer line holds a JSON escape, which that reader leaves out.
+        layers: its layers as the sealed start read them (:func:`ablation.closure.layerlines.read_layers`),
+            taken when the layer lines are exactly as written for them (:func:`_parsed`).
 
     Raises:
         ManifestUnusable: ``closure: <name> …`` when the file cannot be read,
@@ -274,19 +272,13 @@ def read_manifest(
     """
     try:
         data = _file_bytes(path) if data is None else data
-        start, end = data.find(b'\n "layers": {\n'), data.find(b'\n },\n "local": ')
-        if layers is None or start < 0 or end < start or data.find(b"\\", start, end) >= 0:
-            layers = None
-            document = json.loads(data.decode("utf-8"))
-        else:  # the layers, most of the file, are neither decoded again nor copied
-            if not data.isascii():
-                data.decode("utf-8")  # UnicodeDecodeError for bytes that are not UTF-8, as when all is parsed
-            document = json.loads((data[:start] + b'\n "layers": {},' + data[end + 4 :]).decode("utf-8"))
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        document, layers = _parsed(name, data, digest, layers)
     except (OSError, UnicodeDecodeError, ValueError) as error:
         raise _fail(name, f"is not a readable closure manifest ({type(error).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != MANIFEST_FORMAT:
         raise _fail(name, f"is not a closure manifest of format {MANIFEST_FORMAT}")
-    layers = _read_layers(name, document.get("layers")) if layers is None else _checked_layers(name, layers)
+    layers = _read_layers(name, document.get("layers")) if layers is None else layers
     local_entries = document.get("local")
     if not isinstance(local_entries, list) or not all(
         isinstance(e, list) and len(e) == 3 and isinstance(e[0], str) and e[1] in LAYERS and _is_hex(e[2])
@@ -306,12 +298,33 @@ def read_manifest(
         layers=layers,
         local={path: (layer, sha) for path, layer, sha in local_entries},
         distributions=tuple((n, v) for n, v in distributions),
-        digest="sha256:" + hashlib.sha256(data).hexdigest(),
+        digest=digest,
         environment=environment,
         trees=_read_trees(name, document.get("trees")),
         absent=_read_absent(name, document.get("absent")),
         source_revision=source_revision,
     )
+
+
+def _parsed(
+    name: str, data: bytes, digest: str, layers: Mapping[str, dict[str, str | None]] | None
+) -> tuple[object, dict[str, dict[str, str | None]] | None]:
+    """The document, and the start's layers when they are the manifest's (``None``: the document's are).
+
+    They are when their lines are exactly what :func:`render_manifest` writes for them (no escape,
+    :func:`ablation.closure.layerlines.laid_out`); only the rest is then parsed, the file's own digest
+    (no file can hold it) in their place: the parser keeps it only if these lines are ``layers``.
+    """
+    start, end = data.find(b'\n "layers": {\n'), data.find(b'\n },\n "local": ')
+    if layers is None or start < 0 or end < start or data.find(b"\\", start, end) >= 0:
+        return json.loads(data.decode("utf-8")), None
+    if not data.isascii():  # the layers, most of the file, are neither decoded again nor copied
+        data.decode("utf-8")  # UnicodeDecodeError for bytes that are not UTF-8, as when all is parsed
+    document = json.loads((data[:start] + f'\n "layers": "{digest}",'.encode() + data[end + 4 :]).decode())
+    checked = _checked_layers(name, layers)
+    if isinstance(document, dict) and document.get("layers") == digest and laid_out(data[start + 14 : end], checked):
+        return document, checked
+    return json.loads(data.decode("utf-8")), None
 
 
 def _read_package(name: str, package: object) -> str | None:

@@ -21,7 +21,7 @@ def _stdlib(count: int) -> dict[str, dict[str, str | None]]:
 
 
 def _read(tmp_path: Path, layers: dict[str, dict[str, str | None]]) -> Manifest:
-    data = render_manifest(package={"name": "ablation", "sourceRevision": None}, distributions=[], layers=_EMPTY,
+    data = render_manifest(package={"name": "ablation", "sourceRevision": None}, distributions=[], layers=layers,
                            local={})  # fmt: skip
     return read_manifest(tmp_path / "unread", "ablation/CLOSURE.json", data, layers)
 
