@@ -1,23 +1,20 @@
 """The sealed evaluator's first code: the environment it runs with, and the start of the closure check.
 
-The sealed console script (``bin/ablation``, written by :mod:`ablation.closure.seal`)
-checks the sealed bytecode of this module, of :mod:`ablation.closure.layerlines` and of
-:mod:`ablation.closure.verified` against the SHA-256 values it was written with, runs
-them, and calls :func:`start`. Nothing of ablation runs before; they import only what
-the interpreter has built in or frozen (``sys``, ``os``), so they run before any other
-file of the closure is read.
+The sealed console script (``bin/ablation``, written by :mod:`ablation.closure.seal`) checks the
+sealed bytecode of this module, of :mod:`ablation.closure.layerlines` and of :mod:`ablation.closure.verified`
+against the SHA-256 values it was written with, runs them, and calls :func:`start`. Nothing of ablation
+runs before; they import only what the interpreter has built in or frozen (``sys``, ``os``), so they run
+before any other file of the closure is read.
 
-**Stage 1** (whatever environment the caller gave): refuse (exit 3, one line) the
-variables that the dynamic loader, the C library or the interpreter read when the
-process starts, before any check can run (:data:`REFUSED_PREFIXES`,
-:data:`REFUSED_NAMES`), looked up both in the process's environment and in
-``/proc/self/environ`` (what the kernel started it with, which code that ran
-before may have hidden from the former); refuse interpreter options that bypass
-the sealed bytecode. Then start the sealed interpreter again, ``-IBS`` on the
-console script, with the environment of :func:`clean_environment` and nothing
-else: a fixed locale (``LC_ALL=C.UTF-8``, ``LANGUAGE=C``), time zone (``TZ=UTC``), OpenSSL
-configuration (the sealed ``ablation/closure/openssl.cnf``, which loads no
-module), and the product's own variables (:data:`PASSED`).
+**Stage 1** (whatever environment the caller gave): refuse (exit 3, one line) the variables that the
+dynamic loader, the C library or the interpreter read when the process starts, before any check can
+run (:data:`REFUSED_PREFIXES`, :data:`REFUSED_NAMES`), looked up both in the process's environment and
+in ``/proc/self/environ`` (what the kernel started it with, which code that ran before may have hidden
+from the former); refuse interpreter options that bypass the sealed bytecode. Then start the sealed
+interpreter again, ``-IBS`` on the console script, with the environment of :func:`clean_environment`
+and nothing else: a fixed locale (``LC_ALL=C.UTF-8``, ``LANGUAGE=C``), time zone (``TZ=UTC``), OpenSSL
+configuration (the sealed ``ablation/closure/openssl.cnf``, which loads no module), and the product's
+own variables (:data:`PASSED`).
 
 **Stage 2** (``ABLATION_START=sealed``): the environment must be exactly that one,
 in ``os.environ`` and in ``/proc/self/environ``; the interpreter must run ``-IBS``
@@ -54,6 +51,7 @@ __all__ = [
     "option_problems",
     "refused_variables",
     "restore_start_signals",
+    "shown",
     "start",
 ]
 
@@ -177,9 +175,14 @@ class Refusal(Exception):
     """A start-up problem: the one line printed (without ``ablation: ``) and exit 3."""
 
 
+def shown(name: str) -> str:
+    """``name`` with every character that is not printable escaped (``a\\nb``), so that a refusal stays one line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in name)
+
+
 def _line(subject: str, what: str, kind: str, more: int = 0) -> str:
     suffix = f" (and {more} more closure problem{'s' if more > 1 else ''})" if more else ""
-    return f"closure: {subject} {what}; {REMEDY[kind]}{suffix}"
+    return f"closure: {shown(subject)} {what}; {REMEDY[kind]}{suffix}"
 
 
 def _refuse(problems: "Sequence[tuple[str, str, str]]") -> None:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from ablation.closure import LAYERS
 from ablation.closure.boot import REMEDY as _REMEDY
+from ablation.closure.boot import shown
 from ablation.closure.record import Record
 from ablation.errors import IntegrityError
 
@@ -30,8 +31,10 @@ class Problem(Record):
     what: str
 
     def render(self) -> str:
-        """``<path> <what> (layer <layer>)``; without the layer for a problem of how the process was started."""
-        return f"{self.path} {self.what} (layer {self.layer})" if self.layer in LAYERS else f"{self.path} {self.what}"
+        """``<path> <what> (layer <layer>)``; without the layer for a problem of how the process was started
+        (the path on one line, :func:`ablation.closure.boot.shown`)."""
+        path = shown(self.path)
+        return f"{path} {self.what} (layer {self.layer})" if self.layer in LAYERS else f"{path} {self.what}"
 
     def order(self) -> tuple[int, str]:
         """How problems are sorted: how the process was started first, then by layer and path

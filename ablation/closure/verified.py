@@ -32,7 +32,7 @@ import os
 import sys
 
 from ablation.closure.boot import COMMANDS as _MAIN_MODULES
-from ablation.closure.boot import OPENSSL_CONFIG, REMEDY, hold_start_signals, restore_start_signals
+from ablation.closure.boot import OPENSSL_CONFIG, REMEDY, hold_start_signals, restore_start_signals, shown
 from ablation.closure.layerlines import read_layers
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before any check
@@ -349,6 +349,10 @@ def run(prefix: str, site: str, sha256: "Callable[[], _Hash]", command: str = "a
         code: int = main()
     except ClosureViolation as violation:
         sys.stderr.write(f"{command}: {violation}\n")
+        return 3
+    except ImportError as error:  # a module file of the closure deleted (before the check could name it)
+        what = f"{error.name or 'a module'} cannot be imported ({error})"
+        sys.stderr.write(f"{command}: closure: {shown(what)} (layer package); {REMEDY['package']}\n")
         return 3
     finally:
         if CLOSURE is not None:  # the hashing thread ends before the interpreter does; a signal meanwhile is one line
