@@ -11,7 +11,8 @@
 # Checks: every hashed file of the four layers; the console script and pyvenv.cfg with the
 # install folder replaced by {prefix}; the whole trees of site-packages, the standard library
 # and the environment's folder: no file or folder the manifest does not list (its layers and
-# its "trees"), and in the standard library none missing; no path of the manifest's "absent"
+# its "trees"), and in the standard library none missing; every folder, file and link of its
+# "trees" still one (a folder is not a link to a copy, a file not a folder); no path of the manifest's "absent"
 # list (python311.zip) exists. Exit 0 when all hold, 1 otherwise (one line per problem), 2 for usage.
 set -euo pipefail
 export LC_ALL=C
@@ -55,7 +56,7 @@ awk -v site="$site" -v stdlib="$STDLIB" -v out="$work" '
     sub(/^  \["/, "", line); sub(/"\],?$/, "", line)
     n = split(line, f, "\", \"")
     if (line ~ /\\/) { print "closure-check: trees: an escaped file name, check it by hand: " line > (out "/escaped"); next }
-    print f[2] > (out "/tree-" f[1]); if (f[3] == "skip") print f[2] > (out "/skip-" f[1])
+    print f[2] > (out "/tree-" f[1]); if (f[3] == "skip") print f[2] > (out "/skip-" f[1]); else print f[3] " " f[2] > (out "/kinds-" f[1])
     next
   }
   /^ "absent": / {
@@ -112,6 +113,19 @@ if [ -s "$work/tree-prefix" ]; then
   cut -d' ' -f3- "$work/local" >"$work/prefix-files"
   tree_check prefix "$env_dir" "$work/prefix-files" 0
 fi
+# 4. Each recorded folder, file and link is still one (not a link to a copy, a file, a folder no listing enters).
+kind_check() {  # <root name> <folder> [<how lines name the folder>]
+  local name=$1 folder=$2 shown=${3:-$2} kind entry found
+  [ -f "$work/kinds-$name" ] || return 0
+  while IFS=' ' read -r kind entry; do
+    if [ -L "$folder/$entry" ]; then found=link; elif [ -d "$folder/$entry" ]; then found=dir
+    elif [ -f "$folder/$entry" ]; then found=file; elif [ -e "$folder/$entry" ]; then found=other; else continue; fi
+    [ "$found" = "$kind" ] || echo "closure-check: $shown/$entry is a $found; the manifest records a $kind" >>"$work/extra"
+  done <"$work/kinds-$name"
+}
+kind_check site "$site" site-packages
+kind_check stdlib "$STDLIB"
+kind_check prefix "$env_dir"
 if [ -f "$work/absent" ]; then
   while IFS= read -r entry; do
     if [ -e "$entry" ] || [ -L "$entry" ]; then echo "closure-check: $entry exists, and was absent when the environment was sealed" >>"$work/extra"; fi

@@ -8,9 +8,11 @@ each folder root — the environment's folder (``prefix``, a venv), its
 ``site-packages`` (``site``) and the standard library (``stdlib``) — every entry
 that is not a layer file (:func:`collect_tree`, at sealing). At run time
 :func:`tree_problems` lists each recorded folder once and compares the names it
-holds with the recorded ones: an added or missing name is a problem. One
-directory listing per folder and no ``stat`` per file keeps this cheap (about
-300 folders for CPython's standard library). See ``docs/explanation/threat-model.md``.
+holds with the recorded ones: an added or missing name is a problem, and so is a
+recorded folder that is now a symbolic link (to a copy holding the same names) or a
+recorded file or link of another kind. One directory listing per folder and no ``stat``
+per file keeps this cheap (about 300 folders for CPython's standard library; a few
+``stat`` for the venv's own files). See ``docs/explanation/threat-model.md``.
 """
 
 from __future__ import annotations
@@ -79,13 +81,15 @@ def tree_problems(
         only_folders: report only added folders and nothing missing (``site-packages``,
             whose files another check compares one by one).
     """
-    problems = []
+    problems = _kind_problems(root, tree, layer)
     listings: list[tuple[str, list[str]]] = []
     for folder in ["", *(path for path, kind in tree.items() if kind == "dir")]:
         try:
-            listings.append((folder, os.listdir(os.path.join(root, folder) if folder else root)))
+            listings.append((folder, _listing(os.path.join(root, folder)) if folder else os.listdir(root)))
         except OSError as error:
-            problems.append(Problem(folder or ".", layer, f"cannot be listed ({error.strerror})"))
+            linked = bool(folder) and os.path.islink(os.path.join(root, folder))
+            what = _LINKED if linked else f"cannot be listed ({error.strerror})"
+            problems.append(Problem(folder or ".", layer, what))
     if not problems and _as_recorded(listings, tree, files):
         return problems
     present: set[str] = set()
@@ -99,6 +103,34 @@ def tree_problems(
     if not only_folders:
         what = "is missing (it is in the closure manifest)"
         problems.extend(Problem(path, layer, what) for path in sorted(expected - present))
+    return problems
+
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_LINKED = "is a symbolic link, where the closure manifest records a folder"
+_KIND_NAMES = {"dir": "a folder", "file": "a file", "link": "a symbolic link", "other": "another kind of entry"}
+
+
+def _listing(folder: str) -> list[str]:
+    """The names in a recorded folder, opened without following a symbolic link (an error when it is one):
+    a link to a folder holding the same names is another folder."""
+    descriptor = os.open(folder, _FOLDER)
+    try:
+        return os.listdir(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _kind_problems(root: str, tree: Mapping[str, str], layer: str) -> list[Problem]:
+    """A recorded file, link or other entry that is now of another kind (a folder no listing enters); a
+    missing one is left to the listing. A few entries of a venv; none below site-packages or the stdlib."""
+    problems = []
+    for path, kind in tree.items():
+        if kind in ("file", "link", "other") and os.path.lexists(entry := os.path.join(root, path)):
+            found = "link" if os.path.islink(entry) else "dir" if os.path.isdir(entry) else _kind(entry)
+            if found != kind:
+                what = f"is {_KIND_NAMES[found]}, where the closure manifest records {_KIND_NAMES[kind]}"
+                problems.append(Problem(path, layer, what))
     return problems
 
 
