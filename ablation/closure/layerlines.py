@@ -92,30 +92,48 @@ def _read_lines(lines: list[str], entries: dict[str, str | None], unhashed: dict
 _NOT_IN_A_PLAIN_PATH = bytes(range(0x20)) + b'"\\'
 """Bytes a path cannot hold raw in a layer line: JSON writes a control character, a quote, a backslash escaped."""
 
+_LINES = 512
+"""Entries of a layer rendered and compared at a time (:func:`laid_out`)."""
 
-def laid_out(section: bytes, layers: dict[str, dict[str, str | None]]) -> bool:
-    """Whether ``section`` is exactly the text ``render_manifest`` writes for ``layers``, no path escaped.
 
-    ``section`` is what lies between the manifest's ``"layers": {`` line and its ``},`` line.
+def laid_out(data: bytes, start: int, end: int, layers: dict[str, dict[str, str | None]]) -> bool:
+    """Whether ``data[start:end]`` is exactly the text ``render_manifest`` writes for ``layers``, no path escaped.
+
+    ``data[start:end]`` is what lies between the manifest's ``"layers": {`` line and its ``},`` line.
     When it holds, parsing it as JSON gives ``layers`` (no line skipped, none read twice, no
     member the line reader does not see), so the run-time check may take the start's reading
     (:func:`ablation.closure.manifest.read_manifest`); otherwise it parses the whole file.
     A layer without ``null`` entries is compared in the order read (the file's); one with them,
-    in path order (the reader put them last).
+    in path order (the reader put them last). The text is made and compared :data:`_LINES`
+    entries at a time, against the file's bytes where they lie (no copy of them).
     """
-    blocks = []
-    paths = "".join([path for files in layers.values() for path in files]).encode("utf-8", "surrogateescape")
-    if len(paths.translate(None, _NOT_IN_A_PLAIN_PATH)) != len(paths) or tuple(layers) != _LAYERS:
+    if tuple(layers) != _LAYERS:
         return False
+    at = start
+    for piece in _rendered(layers):
+        if piece is None or at + len(piece) > end or not data.startswith(piece, at):
+            return False
+        at += len(piece)
+    return at == end
+
+
+def _rendered(layers: dict[str, dict[str, str | None]]) -> "Iterator[bytes | None]":
+    """The text ``render_manifest`` writes for ``layers``, in pieces; ``None`` for a path it would escape."""
     for index, (layer, files) in enumerate(layers.items()):
-        closing = "]," if index < len(_LAYERS) - 1 else "]"
+        closing, after = ("],", "\n") if index < len(_LAYERS) - 1 else ("]", "")
         if not files:
-            blocks.append(f'  "{layer}": [{closing}')
+            yield f'  "{layer}": [{closing}{after}'.encode()
             continue
+        entries = list(files.items())
         if None in files.values():
-            ordered = sorted(files.items(), key=lambda entry: entry[0].encode("utf-8", "surrogateescape"))
-            lines = [f'  ["{path}", null]' if sha is None else f'  ["{path}", "{sha}"]' for path, sha in ordered]
-        else:
-            lines = [f'  ["{path}", "{sha}"]' for path, sha in files.items()]
-        blocks.append(f'  "{layer}": [\n' + ",\n".join(lines) + f"\n  {closing}")
-    return "\n".join(blocks).encode("utf-8", "surrogateescape") == section
+            entries.sort(key=lambda entry: entry[0].encode("utf-8", "surrogateescape"))
+        yield f'  "{layer}": [\n'.encode()
+        for first in range(0, len(entries), _LINES):
+            chunk = entries[first : first + _LINES]
+            paths = "".join([path for path, _ in chunk]).encode("utf-8", "surrogateescape")
+            if len(paths.translate(None, _NOT_IN_A_PLAIN_PATH)) != len(paths):
+                yield None
+                return
+            text = ",\n".join([f'  ["{p}", null]' if h is None else f'  ["{p}", "{h}"]' for p, h in chunk])
+            end = ",\n" if first + _LINES < len(entries) else f"\n  {closing}{after}"
+            yield (text + end).encode("utf-8", "surrogateescape")

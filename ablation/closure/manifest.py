@@ -322,7 +322,7 @@ def _parsed(
         data.decode("utf-8")  # UnicodeDecodeError for bytes that are not UTF-8, as when all is parsed
     document = json.loads((data[:start] + f'\n "layers": "{digest}",'.encode() + data[end + 4 :]).decode())
     checked = _checked_layers(name, layers)
-    if isinstance(document, dict) and document.get("layers") == digest and laid_out(data[start + 14 : end], checked):
+    if isinstance(document, dict) and document.get("layers") == digest and laid_out(data, start + 14, end, checked):
         return document, checked
     return json.loads(data.decode("utf-8")), None
 
