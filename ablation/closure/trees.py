@@ -127,7 +127,7 @@ def _kind_problems(root: str, tree: Mapping[str, str], layer: str) -> list[Probl
     problems = []
     for path, kind in tree.items():
         if kind in ("file", "link", "other") and os.path.lexists(entry := os.path.join(root, path)):
-            found = "link" if os.path.islink(entry) else "dir" if os.path.isdir(entry) else _kind(entry)
+            found = _kind(entry)
             if found != kind:
                 what = f"is {_KIND_NAMES[found]}, where the closure manifest records {_KIND_NAMES[kind]}"
                 problems.append(Problem(path, layer, what))
