@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is a file, read before
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["PIECE", "laid_out", "read_layers"]
+__all__ = ["PIECE", "laid_out", "read_layers", "written_plain"]
 
 _LAYERS = ("package", "dependencies", "stdlib", "interpreter")
 
@@ -89,11 +89,21 @@ def _read_lines(lines: list[str], entries: dict[str, str | None], unhashed: dict
         unhashed.update({line[4:-9]: None for line in lines if line[-9:] == '", null],'})
 
 
-_NOT_IN_A_PLAIN_PATH = bytes(range(0x20)) + b'"\\'
-"""Bytes a path cannot hold raw in a layer line: JSON writes a control character, a quote, a backslash escaped."""
+_ESCAPED_BY_JSON = dict.fromkeys([*range(0x20), ord('"'), ord("\\")])
+"""What JSON writes escaped (``render_manifest``, ``ensure_ascii=False``): a control character, a quote, a
+backslash. A layer line holding one has a backslash, and :func:`read_layers` leaves it out."""
 
 _LINES = 512
 """Entries of a layer rendered and compared at a time (:func:`laid_out`)."""
+
+
+def written_plain(text: str) -> bool:
+    """Whether JSON writes ``text`` without an escape, so that its layer line holds no backslash.
+
+    >>> written_plain("encodings/utf_8.py"), written_plain('a"b'), written_plain("tab\\there")
+    (True, False, False)
+    """
+    return len(text.translate(_ESCAPED_BY_JSON)) == len(text)
 
 
 def laid_out(data: bytes, start: int, end: int, layers: dict[str, dict[str, str | None]]) -> bool:
@@ -130,8 +140,7 @@ def _rendered(layers: dict[str, dict[str, str | None]]) -> "Iterator[bytes | Non
         yield f'  "{layer}": [\n'.encode()
         for first in range(0, len(entries), _LINES):
             chunk = entries[first : first + _LINES]
-            paths = "".join([path for path, _ in chunk]).encode("utf-8", "surrogateescape")
-            if len(paths.translate(None, _NOT_IN_A_PLAIN_PATH)) != len(paths):
+            if not written_plain("".join([path for path, _ in chunk])):
                 yield None
                 return
             text = ",\n".join([f'  ["{p}", null]' if h is None else f'  ["{p}", "{h}"]' for p, h in chunk])

@@ -18,11 +18,11 @@ What this proves and what it cannot: ``docs/explanation/threat-model.md``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 
 from ablation.closure import verified
+from ablation.closure.layerlines import written_plain
 from ablation.closure.layout import Layout, mapped_inodes
 from ablation.closure.manifest import CLOSURE_MANIFEST, Manifest
 from ablation.closure.problem import Problem
@@ -170,10 +170,7 @@ def _unescaped_layers(manifest: Manifest) -> dict[str, dict[str, str | None]]:
     """The layers as :func:`ablation.closure.layerlines.read_layers` reads them: without the paths whose line holds
     a backslash, that is whose JSON text (as :func:`ablation.closure.manifest.render_manifest` writes it) has an
     escape: a quote, a backslash or a control character."""
-    return {
-        layer: {p: h for p, h in files.items() if "\\" not in json.dumps(p, ensure_ascii=False)}
-        for layer, files in manifest.layers.items()
-    }
+    return {layer: {p: h for p, h in files.items() if written_plain(p)} for layer, files in manifest.layers.items()}
 
 
 def read_proc_text(name: str) -> str:
